@@ -1,0 +1,206 @@
+"""The Python API: what the CLI, the notebooks and the sweeps call.
+
+>>> from edgeopt import api
+>>> inst = api.generate("hetero", "small", seed=1)          # doctest: +SKIP
+>>> res = api.run("online", inst)                           # doctest: +SKIP
+>>> opt = api.solve(inst, method="milp", time_limit=10)     # doctest: +SKIP
+>>> res.objective / opt.objective                           # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from edgeopt import families as _families
+from edgeopt.core import AlgorithmSpec, FamilySpec, InputError, Result, Status, Violation, lookup
+
+
+def families() -> list[FamilySpec]:
+    """Every implemented family."""
+    return _families.available_families()
+
+
+def family(name: str) -> FamilySpec:
+    """The family called ``name`` (InputError if unknown or not implemented)."""
+    return _families.get_family(name)
+
+
+def family_of(instance: Any) -> FamilySpec:
+    """The family an instance belongs to (from its ``family`` field)."""
+    name = getattr(instance, "family", None)
+    if not isinstance(name, str):
+        raise InputError("instance.family", "missing")
+    return family(name)
+
+
+def algorithms(name: str) -> dict[str, AlgorithmSpec]:
+    """Registered algorithms of family ``name``."""
+    return _families.algorithms(name)
+
+
+def exact_methods(name: str) -> dict[str, Callable[..., Result]]:
+    """Exact models of family ``name`` (``{"milp": ..., "cpsat": ...}``)."""
+    return _families.solve_methods(name)
+
+
+def generate(
+    name: str,
+    preset: str | None = None,
+    *,
+    seed: int = 0,
+    jobs: int | None = None,
+    servers: int | None = None,
+    horizon: int | None = None,
+) -> Any:
+    """A seeded instance of family ``name`` (preset defaults to the family's first, ``small``)."""
+    spec = family(name)
+    preset = preset or spec.presets[0]
+    if preset not in spec.presets:
+        raise InputError("preset", f"unknown preset {preset!r} for {name} (known: {', '.join(spec.presets)})")
+    for field, value in (("jobs", jobs), ("servers", servers), ("horizon", horizon)):
+        if value is not None and value < 1:
+            raise InputError(field, f"must be >= 1, got {value}")
+    if seed < 0:
+        raise InputError("seed", f"must be >= 0, got {seed}")
+    return spec.generate(preset, seed=seed, jobs=jobs, servers=servers, horizon=horizon)
+
+
+def load(path: str | Path) -> tuple[FamilySpec, Any]:
+    """Read and validate an instance file; returns its family and the instance."""
+    return _families.load_instance(str(path))
+
+
+def run(algorithm: str, instance: Any, *, seed: int = 0, **params: Any) -> Result:
+    """Run a registered algorithm of the instance's family."""
+    spec = family_of(instance)
+    return lookup(spec.name, algorithm)(instance, seed=seed, **params)
+
+
+def solve(instance: Any, *, method: str = "milp", time_limit: float = 60.0, **options: Any) -> Result:
+    """Solve an instance with one of its family's exact models."""
+    spec = family_of(instance)
+    methods = exact_methods(spec.name)
+    if method not in methods:
+        known = ", ".join(sorted(methods)) or "none yet"
+        raise InputError("method", f"unknown exact method {method!r} for {spec.name} (known: {known})")
+    if time_limit <= 0:
+        raise InputError("time_limit", f"must be > 0, got {time_limit}")
+    return methods[method](instance, time_limit=time_limit, **options)
+
+
+def validate(instance: Any, result: Result) -> list[Violation]:
+    """Every violation of ``result`` on ``instance`` (empty list: valid)."""
+    return family_of(instance).check_result(instance, result)
+
+
+@dataclasses.dataclass
+class Row:
+    """One line of a comparison."""
+
+    algorithm: str
+    kind: str
+    status: str
+    objective: float | None
+    bound: float | None
+    ratio: float | None
+    valid: bool
+    runtime_s: float
+    violations: list[str]
+
+
+@dataclasses.dataclass
+class Comparison:
+    """Algorithms side by side on one instance, each validated, with ratios to a reference.
+
+    ``reference_name`` says what the ratios divide by: ``optimum`` (a proven
+    optimum), ``bound`` (a proven lower bound at a time limit) or ``-``.
+    """
+
+    family: str
+    objective_name: str
+    rows: list[Row]
+    reference: float | None
+    reference_name: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def plot(self, path: str | Path) -> None:
+        """Bar chart of the objectives (the reference as a dashed line)."""
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        rows = [r for r in self.rows if r.objective is not None]
+        fig, ax = plt.subplots(figsize=(max(4.0, 0.9 * len(rows) + 1), 3.2))
+        ax.bar([r.algorithm for r in rows], [r.objective for r in rows], color="#4c72b0")
+        if self.reference is not None:
+            ax.axhline(self.reference, ls="--", color="k", lw=1, label=self.reference_name)
+            ax.legend()
+        ax.set_ylabel(self.objective_name)
+        ax.set_title(f"{self.family}: objective per algorithm (lower is better)")
+        fig.tight_layout()
+        fig.savefig(path)
+        plt.close(fig)
+
+
+def _row(spec: FamilySpec, instance: Any, result: Result, kind: str) -> Row:
+    violations = [str(v) for v in spec.check_result(instance, result)]
+    return Row(
+        algorithm=result.algorithm,
+        kind=kind,
+        status=result.status.value,
+        objective=result.objective,
+        bound=result.bound,
+        ratio=None,
+        valid=not violations,
+        runtime_s=result.runtime_s,
+        violations=violations,
+    )
+
+
+def compare(
+    instance: Any,
+    names: Sequence[str] | None = None,
+    *,
+    optimal: bool = False,
+    method: str = "milp",
+    time_limit: float = 60.0,
+    seed: int = 0,
+    on_step: Callable[[str], None] | None = None,
+) -> Comparison:
+    """Run algorithms (default: all registered) and optionally an exact model on ``instance``.
+
+    Ratios are objective / optimum when the exact model proved optimality,
+    objective / bound (an upper estimate of the true ratio) when it stopped at
+    its time limit with a bound, and absent otherwise. Results with rejected
+    jobs (status infeasible) get no ratio: their objective covers fewer jobs.
+    """
+    spec = family_of(instance)
+    table = algorithms(spec.name)
+    names = list(table) if names is None else list(names)
+    rows: list[Row] = []
+    for name in names:
+        if on_step:
+            on_step(name)
+        algo = lookup(spec.name, name)
+        rows.append(_row(spec, instance, algo(instance, seed=seed), algo.kind))
+    reference, reference_name = None, "-"
+    if optimal:
+        if on_step:
+            on_step(method)
+        exact = solve(instance, method=method, time_limit=time_limit)
+        rows.append(_row(spec, instance, exact, "exact"))
+        if exact.status == Status.OPTIMAL:
+            reference, reference_name = exact.objective, "optimum"
+        elif exact.bound is not None and exact.bound > 0:
+            reference, reference_name = exact.bound, "bound"
+    if reference:
+        for row in rows:
+            if row.objective is not None and row.status in ("optimal", "feasible", "time_limit"):
+                row.ratio = row.objective / reference
+    return Comparison(spec.name, spec.objective_name, rows, reference, reference_name)

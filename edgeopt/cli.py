@@ -1,0 +1,242 @@
+"""The ``edgeopt`` command. It parses arguments and calls the library; nothing more.
+
+Exit codes: 0 success (``validate``: valid), 1 ``validate`` found violations,
+2 bad input (unreadable file, schema error, unknown family / algorithm /
+method) with a one-line message and no traceback, and nothing half-written.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from edgeopt import api
+from edgeopt.core import InputError, Result
+from edgeopt.core.jsonio import dumps, write_json
+
+app = typer.Typer(
+    name="edgeopt",
+    help="Schedule distributed ML training jobs on edge-cloud networks and ML clusters.",
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+out = Console(highlight=False)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+OutFile = Annotated[Path | None, typer.Option("-o", "--output", help="Write the result/instance JSON here.")]
+Seed = Annotated[int, typer.Option("--seed", help="Random seed (same seed, same output).")]
+
+
+def _progress_status(message: str) -> Any:
+    """A spinner on stderr while something runs (silent when stderr is not a terminal)."""
+    return err.status(message, spinner="dots")
+
+
+def _fmt(x: float | None, digits: int = 6) -> str:
+    if x is None:
+        return "-"
+    return f"{x:.{digits}g}"
+
+
+@app.command()
+def generate(
+    family: Annotated[str, typer.Argument(help="Problem family, e.g. hetero.")],
+    output: Annotated[Path, typer.Option("-o", "--output", help="Instance file to write.")],
+    preset: Annotated[str | None, typer.Option(help="Generator preset (small, paper, ...).")] = None,
+    jobs: Annotated[int | None, typer.Option(help="Number of jobs (overrides the preset).")] = None,
+    servers: Annotated[int | None, typer.Option(help="Number of servers (overrides the preset).")] = None,
+    horizon: Annotated[int | None, typer.Option(help="Number of slots T (overrides the preset).")] = None,
+    seed: Seed = 0,
+) -> None:
+    """Generate a seeded instance of FAMILY and write it as JSON."""
+    instance = api.generate(family, preset, seed=seed, jobs=jobs, servers=servers, horizon=horizon)
+    write_json(output, instance.model_dump(mode="json"))
+    n_jobs = len(getattr(instance, "jobs", []))
+    err.print(f"wrote {output} ({family}, {n_jobs} jobs, seed {seed})")
+
+
+@app.command("algorithms")
+def list_algorithms(
+    family: Annotated[str | None, typer.Argument(help="Only this family.")] = None,
+) -> None:
+    """List the registered algorithms (and exact models) of each family."""
+    table = Table("family", "algorithm", "kind", "summary")
+    for spec in api.families() if family is None else [api.family(family)]:
+        for algo in api.algorithms(spec.name).values():
+            table.add_row(spec.name, algo.name, algo.kind, algo.summary)
+        for method in api.exact_methods(spec.name):
+            table.add_row(spec.name, method, "exact", f"exact model, `edgeopt solve --method {method}`")
+    out.print(table)
+
+
+@app.command()
+def run(
+    algorithm: Annotated[str, typer.Argument(help="Algorithm name (see `edgeopt algorithms`).")],
+    instance: Annotated[Path, typer.Argument(help="Instance JSON file.")],
+    output: OutFile = None,
+    seed: Seed = 0,
+) -> None:
+    """Run ALGORITHM on INSTANCE and print (or write) its result."""
+    spec, inst = api.load(instance)
+    with _progress_status(f"running {spec.name}/{algorithm}"):
+        result = api.run(algorithm, inst, seed=seed)
+    _emit(result, output)
+
+
+@app.command()
+def solve(
+    instance: Annotated[Path, typer.Argument(help="Instance JSON file.")],
+    method: Annotated[str, typer.Option(help="Exact model: milp (Pyomo + HiGHS) or cpsat.")] = "milp",
+    time_limit: Annotated[float, typer.Option("--time-limit", help="Seconds.")] = 60.0,
+    output: OutFile = None,
+) -> None:
+    """Solve INSTANCE exactly (optimal, or incumbent + bound at the time limit)."""
+    spec, inst = api.load(instance)
+    with _progress_status(f"solving {spec.name} with {method} (limit {time_limit:g} s)"):
+        result = api.solve(inst, method=method, time_limit=time_limit)
+    _emit(result, output)
+
+
+@app.command()
+def validate(
+    instance: Annotated[Path, typer.Argument(help="Instance JSON file.")],
+    result: Annotated[Path, typer.Argument(help="Result JSON file.")],
+) -> None:
+    """Check RESULT against INSTANCE: exit 0 if valid, 1 with the violations listed."""
+    spec, inst = api.load(instance)
+    res = Result.load(str(result))
+    violations = spec.check_result(inst, res)
+    if not violations:
+        out.print(f"valid: {res.family}/{res.algorithm}, objective {_fmt(res.objective)}")
+        return
+    out.print(f"invalid: {len(violations)} violation(s)")
+    for v in violations:
+        out.print(f"  {v}")
+    raise typer.Exit(1)
+
+
+@app.command()
+def compare(
+    instance: Annotated[Path, typer.Argument(help="Instance JSON file.")],
+    algorithms: Annotated[str, typer.Option(help="'all' or a comma-separated list.")] = "all",
+    optimal: Annotated[bool, typer.Option("--optimal", help="Also solve exactly and report ratios.")] = False,
+    method: Annotated[str, typer.Option(help="Exact model used with --optimal.")] = "milp",
+    time_limit: Annotated[float, typer.Option("--time-limit", help="Seconds for the exact model.")] = 60.0,
+    seed: Seed = 0,
+    json_file: Annotated[Path | None, typer.Option("--json", help="Write the comparison as JSON.")] = None,
+    plot: Annotated[Path | None, typer.Option(help="Write a bar chart (PNG/PDF/SVG).")] = None,
+) -> None:
+    """Run several algorithms on INSTANCE, validate each, and tabulate their objectives."""
+    spec, inst = api.load(instance)
+    names = None if algorithms == "all" else [a.strip() for a in algorithms.split(",") if a.strip()]
+    from rich.progress import Progress
+
+    with Progress(console=err, transient=True) as progress:
+        task = progress.add_task("comparing", total=None)
+
+        def tick(label: str) -> None:
+            progress.update(task, description=label)
+            progress.advance(task)
+
+        comparison = api.compare(
+            inst,
+            names,
+            optimal=optimal,
+            method=method,
+            time_limit=time_limit,
+            seed=seed,
+            on_step=tick,
+        )
+    _print_comparison(comparison)
+    if json_file is not None:
+        write_json(json_file, comparison.to_dict())
+    if plot is not None:
+        comparison.plot(plot)
+
+
+@app.command()
+def schema(family: Annotated[str, typer.Argument(help="Problem family.")]) -> None:
+    """Print the JSON Schema of FAMILY's instance files."""
+    sys.stdout.write(dumps(api.family(family).instance_type.model_json_schema()))
+
+
+@app.command()
+def demo(
+    family: Annotated[str | None, typer.Option(help="Only this family (default: every one).")] = None,
+    seed: Seed = 0,
+    time_limit: Annotated[float, typer.Option("--time-limit", help="Seconds per exact solve.")] = 30.0,
+) -> None:
+    """Generate a small instance per family, run every algorithm and the exact model, print a table."""
+    specs = api.families() if family is None else [api.family(family)]
+    for spec in specs:
+        inst = api.generate(spec.name, None, seed=seed)
+        has_exact = bool(api.exact_methods(spec.name))
+        with _progress_status(f"{spec.name}: running every algorithm"):
+            comparison = api.compare(inst, None, optimal=has_exact, time_limit=time_limit, seed=seed)
+        out.print(f"\n[bold]{spec.name}[/bold] - {spec.paper}; small instance, seed {seed}")
+        _print_comparison(comparison)
+
+
+def _emit(result: Result, output: Path | None) -> None:
+    if output is not None:
+        result.save(str(output))
+        err.print(
+            f"{result.family}/{result.algorithm}: {result.status.value}, objective {_fmt(result.objective)}, "
+            f"bound {_fmt(result.bound)}, {result.runtime_s:.3f} s -> {output}"
+        )
+    else:
+        sys.stdout.write(result.to_json())
+
+
+def _print_comparison(comparison: api.Comparison) -> None:
+    table = Table(
+        "algorithm", "kind", "status", comparison.objective_name, "ratio to " + comparison.reference_name,
+        "valid", "runtime s",
+    )
+    for row in comparison.rows:
+        table.add_row(
+            row.algorithm,
+            row.kind,
+            row.status,
+            _fmt(row.objective, 8),
+            _fmt(row.ratio, 5),
+            "yes" if row.valid else "NO",
+            f"{row.runtime_s:.3f}",
+        )
+    out.print(table)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: maps bad input to exit code 2 with a one-line message."""
+    command = typer.main.get_command(app)
+    try:
+        code = command.main(args=argv, prog_name="edgeopt", standalone_mode=False)
+    except InputError as exc:
+        err.print(f"error: {exc}", markup=False)
+        sys.exit(2)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except typer.Abort:
+        err.print("aborted")
+        sys.exit(130)
+    except Exception as exc:
+        # Usage errors of the click that typer vendors (typer._click): no public name to catch them by.
+        if type(exc).__name__ == "NoArgsIsHelpError":
+            err.print(exc.format_message(), markup=False)  # type: ignore[attr-defined]
+            sys.exit(2)
+        if hasattr(exc, "format_message") and getattr(exc, "exit_code", None) == 2:
+            err.print(f"error: {exc.format_message()}", markup=False)
+            sys.exit(2)
+        raise
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,79 @@
+"""Canonical JSON: hashing, byte-identical output and all-or-nothing writes."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from edgeopt.core.errors import InputError
+
+
+def _default(obj: Any) -> Any:
+    if isinstance(obj, np.integer):
+        return int(obj)
+    if isinstance(obj, np.floating):
+        return float(obj)
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    if hasattr(obj, "model_dump"):
+        return obj.model_dump(mode="json")
+    raise TypeError(f"not JSON serialisable: {type(obj).__name__}")
+
+
+def _clean(obj: Any) -> Any:
+    """Replace non-finite floats by None so that the output is strict JSON."""
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    if isinstance(obj, dict):
+        return {str(k): _clean(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_clean(v) for v in obj]
+    return obj
+
+
+def dumps(obj: Any, *, indent: int | None = 2) -> str:
+    """Deterministic JSON text (sorted keys), the same bytes for the same data."""
+    obj = json.loads(json.dumps(obj, default=_default))
+    return json.dumps(_clean(obj), sort_keys=True, indent=indent, allow_nan=False) + "\n"
+
+
+def sha256_of(obj: Any) -> str:
+    """SHA-256 of the canonical compact JSON of ``obj``."""
+    return hashlib.sha256(dumps(obj, indent=None).encode()).hexdigest()
+
+
+def write_json(path: str | os.PathLike[str], obj: Any) -> None:
+    """Write ``obj`` as canonical JSON atomically: the file is whole or absent."""
+    text = dumps(obj)
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as fh:
+            fh.write(text)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def read_json(path: str | os.PathLike[str], *, what: str = "file") -> Any:
+    """Read a JSON file; any failure becomes an `InputError` naming the file."""
+    p = Path(path)
+    try:
+        text = p.read_text()
+    except FileNotFoundError:
+        raise InputError(what, f"file not found: {p}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(what, f"cannot read {p}: {exc.__class__.__name__}") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(what, f"{p} is not valid JSON (line {exc.lineno}, column {exc.colno})") from None

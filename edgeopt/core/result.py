@@ -1,0 +1,134 @@
+"""The `Result` every algorithm and exact model returns.
+
+One schedule format, many producers: an online algorithm, a baseline and an
+exact solver all return a `Result`; the family's validator checks its
+``schedule`` knowing nothing of who produced it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from edgeopt.core import jsonio
+from edgeopt.core.errors import InputError
+
+
+class Status(enum.StrEnum):
+    """Outcome of a run.
+
+    ``optimal``: an exact model proved optimality (bound == objective within
+    tolerance). ``feasible``: a valid schedule with no optimality claim (every
+    heuristic and online algorithm). ``time_limit``: a solver stopped at its
+    limit; ``objective`` is the incumbent (or None) and ``bound`` the best
+    bound. ``infeasible``: no valid schedule exists (or, for an algorithm,
+    some jobs can never fit: they are listed in ``extra["rejected"]``).
+    """
+
+    OPTIMAL = "optimal"
+    FEASIBLE = "feasible"
+    TIME_LIMIT = "time_limit"
+    INFEASIBLE = "infeasible"
+
+
+@dataclasses.dataclass
+class Result:
+    """What one algorithm or solver produced on one instance.
+
+    Attributes:
+        family: problem family (``hetero``, ``edgecloud``, ...).
+        algorithm: registered algorithm or exact-model name (``online``, ``milp``).
+        status: see `Status`.
+        objective: the family's objective of ``schedule`` (None if no schedule).
+        bound: a proven lower bound on the optimum (minimisation), or None.
+        runtime_s: wall-clock seconds spent producing the result.
+        schedule: the family's schedule as JSON-able data (its pydantic model dumped).
+        instance_sha256: hash of the canonical JSON of the instance solved.
+        extra: anything else worth keeping (rejected jobs, duals, solver log
+            summary, parameters). JSON-able.
+    """
+
+    family: str
+    algorithm: str
+    status: Status
+    objective: float | None
+    bound: float | None
+    runtime_s: float
+    schedule: dict[str, Any] | None
+    instance_sha256: str
+    extra: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.status = Status(self.status)
+        if self.runtime_s < 0:
+            raise ValueError(f"runtime_s must be >= 0, got {self.runtime_s}")
+
+    @property
+    def gap(self) -> float | None:
+        """Relative gap (objective - bound) / objective, when both exist."""
+        if self.objective is None or self.bound is None:
+            return None
+        if self.objective == 0:
+            return 0.0 if self.bound >= 0 else None
+        return max(0.0, (self.objective - self.bound) / abs(self.objective))
+
+    def to_dict(self) -> dict[str, Any]:
+        d = dataclasses.asdict(self)
+        d["status"] = self.status.value
+        return d
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Result:
+        if not isinstance(data, dict):
+            raise InputError("result", "a result file must hold a JSON object")
+        names = {f.name for f in dataclasses.fields(cls)}
+        missing = sorted(n for n in names - set(data) if n != "extra")
+        if missing:
+            raise InputError(f"result.{missing[0]}", "missing field")
+        unknown = sorted(set(data) - names)
+        if unknown:
+            raise InputError(f"result.{unknown[0]}", "unknown field")
+        try:
+            status = Status(data["status"])
+        except ValueError:
+            raise InputError("result.status", f"must be one of {[s.value for s in Status]}") from None
+        for key in ("objective", "bound"):
+            if data[key] is not None and not isinstance(data[key], (int, float)):
+                raise InputError(f"result.{key}", "must be a number or null")
+        if data["schedule"] is not None and not isinstance(data["schedule"], dict):
+            raise InputError("result.schedule", "must be an object or null")
+        return cls(**{**data, "status": status})
+
+    def to_json(self) -> str:
+        return jsonio.dumps(self.to_dict())
+
+    @classmethod
+    def from_json(cls, text: str) -> Result:
+        import json
+
+        return cls.from_dict(json.loads(text))
+
+    def save(self, path: str) -> None:
+        jsonio.write_json(path, self.to_dict())
+
+    @classmethod
+    def load(cls, path: str) -> Result:
+        return cls.from_dict(jsonio.read_json(path, what="result"))
+
+
+@contextmanager
+def stopwatch() -> Iterator[list[float]]:
+    """Measure wall-clock seconds with a monotonic clock (never negative).
+
+    Usage: ``with stopwatch() as elapsed: ...; runtime = elapsed[0]``.
+    """
+    box = [0.0]
+    t0 = time.perf_counter()
+    try:
+        yield box
+    finally:
+        box[0] = max(0.0, time.perf_counter() - t0)

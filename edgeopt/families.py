@@ -1,0 +1,80 @@
+"""Where the CLI and the test suites find the families and their exact models.
+
+Families are imported by name, lazily, so that ``edgeopt.core`` never imports
+a family and a family that is not written yet is reported as such instead of
+breaking the others. Exact models live in ``formulations.<family>`` and expose
+``METHODS: dict[str, Callable[..., Result]]`` with the signature
+``solve(instance, *, time_limit: float = 60.0, **options) -> Result``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+from edgeopt.core import FamilySpec, InputError, Result, registered
+from edgeopt.core.jsonio import read_json
+
+#: Every family of the project, in the order of ARCHITECTURE.md's table.
+FAMILY_NAMES = ("edgecloud", "hetero", "tapfinger", "preemptive", "okita")
+
+
+def _is_missing(exc: ModuleNotFoundError, module: str) -> bool:
+    return exc.name is not None and module.startswith(exc.name)
+
+
+def get_family(name: str) -> FamilySpec:
+    """The `FamilySpec` of family ``name``; importing it registers its algorithms."""
+    if name not in FAMILY_NAMES:
+        raise InputError("family", f"unknown family {name!r} (known: {', '.join(FAMILY_NAMES)})")
+    module = f"edgeopt.{name}"
+    try:
+        mod = importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if _is_missing(exc, module):
+            raise InputError("family", f"family {name!r} is not implemented yet") from None
+        raise
+    return mod.FAMILY
+
+
+def available_families() -> list[FamilySpec]:
+    """The families that are implemented, in table order."""
+    out = []
+    for name in FAMILY_NAMES:
+        try:
+            out.append(get_family(name))
+        except InputError:
+            continue
+    return out
+
+
+def algorithms(name: str) -> dict[str, Any]:
+    """Registered algorithms of a family (imports the family)."""
+    get_family(name)
+    return registered(name)
+
+
+def solve_methods(name: str) -> dict[str, Callable[..., Result]]:
+    """Exact models of a family, ``{method: solve}``; empty when none is written yet."""
+    get_family(name)
+    module = f"formulations.{name}"
+    try:
+        mod = importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if _is_missing(exc, module):
+            return {}
+        raise
+    return dict(getattr(mod, "METHODS", {}))
+
+
+def load_instance(path: str) -> tuple[FamilySpec, Any]:
+    """Read an instance file, find its family from its ``family`` field, and validate it."""
+    data = read_json(path, what="instance")
+    if not isinstance(data, dict):
+        raise InputError("instance", "an instance file must hold a JSON object")
+    name = data.get("family")
+    if not isinstance(name, str):
+        raise InputError("instance.family", "missing or not a string")
+    spec = get_family(name)
+    return spec, spec.parse_instance(data)
