@@ -184,6 +184,72 @@ def demo(
         _print_comparison(comparison)
 
 
+def _parse_seeds(text: str) -> list[int]:
+    """'0-19' or '1,4,7' or '3' -> list of seeds."""
+    try:
+        if "-" in text:
+            lo, hi = (int(x) for x in text.split("-", 1))
+            seeds = list(range(lo, hi + 1))
+        else:
+            seeds = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise InputError("seeds", f"expected 'A-B' or 'a,b,c', got {text!r}") from None
+    if not seeds or min(seeds) < 0:
+        raise InputError("seeds", f"expected non-negative seeds, got {text!r}")
+    return seeds
+
+
+@app.command()
+def sweep(
+    family: Annotated[str, typer.Argument(help="Problem family.")],
+    seeds: Annotated[str, typer.Option(help="Seeds: 'A-B' or 'a,b,c'.")] = "0-9",
+    preset: Annotated[str | None, typer.Option(help="Generator preset.")] = None,
+    jobs: Annotated[str | None, typer.Option(help="Job counts, comma-separated (one sweep axis).")] = None,
+    servers: Annotated[int | None, typer.Option(help="Number of servers.")] = None,
+    horizon: Annotated[int | None, typer.Option(help="Number of slots.")] = None,
+    algorithms: Annotated[str, typer.Option(help="'all' or a comma-separated list.")] = "all",
+    optimal: Annotated[bool, typer.Option("--optimal", help="Solve each instance exactly too.")] = False,
+    method: Annotated[str, typer.Option(help="Exact model used with --optimal.")] = "milp",
+    time_limit: Annotated[float, typer.Option("--time-limit", help="Seconds per exact solve.")] = 60.0,
+    address: Annotated[str | None, typer.Option(help="Dask scheduler address (default: a LocalCluster).")] = None,
+    workers: Annotated[int, typer.Option(help="LocalCluster worker processes.")] = 2,
+    json_file: Annotated[Path | None, typer.Option("--json", help="Write every row as JSON.")] = None,
+) -> None:
+    """Run algorithms over many seeded instances on Dask and summarise the ratios."""
+    from rich.progress import Progress
+
+    from edgeopt.sweep import SweepPoint, run_sweep, summarise
+
+    api.generate(family, preset, seed=0)  # fail fast on a bad family or preset
+    names = None if algorithms == "all" else tuple(a.strip() for a in algorithms.split(",") if a.strip())
+    unknown = sorted(set(names or ()) - set(api.algorithms(family)))
+    if unknown:
+        raise InputError("algorithms", f"unknown algorithm {unknown[0]!r} for family {family!r}")
+    job_counts: list[int | None] = [None]
+    if jobs is not None:
+        try:
+            job_counts = [int(x) for x in jobs.split(",")]
+        except ValueError:
+            raise InputError("jobs", f"expected comma-separated integers, got {jobs!r}") from None
+    points = [
+        SweepPoint(family, preset, seed=s, jobs=n, servers=servers, horizon=horizon, algorithms=names,
+                   optimal=optimal, method=method, time_limit=time_limit)
+        for n in job_counts
+        for s in _parse_seeds(seeds)
+    ]
+    with Progress(console=err, transient=True) as progress:
+        task = progress.add_task(f"sweep over {len(points)} instances", total=len(points))
+        rows = run_sweep(points, address=address, n_workers=workers,
+                         on_done=lambda done, total: progress.update(task, completed=done))
+    table = Table("algorithm", "n", "valid", "mean ratio", "max ratio", "mean runtime s")
+    for s in summarise(rows):
+        table.add_row(s["algorithm"], str(s["n"]), f"{s['valid']:.0%}", _fmt(s["mean_ratio"], 5),
+                      _fmt(s["max_ratio"], 5), f"{s['mean_runtime_s']:.3f}")
+    out.print(table)
+    if json_file is not None:
+        write_json(json_file, rows)
+
+
 def _emit(result: Result, output: Path | None) -> None:
     if output is not None:
         result.save(str(output))
