@@ -7,6 +7,7 @@ method) with a one-line message and no traceback, and nothing half-written.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -36,7 +37,16 @@ Seed = Annotated[int, typer.Option("--seed", help="Random seed (same seed, same 
 
 def _progress_status(message: str) -> Any:
     """A spinner on stderr while something runs (silent when stderr is not a terminal)."""
+    if not err.is_terminal:
+        return contextlib.nullcontext()
     return err.status(message, spinner="dots")
+
+
+def _progress() -> Any:
+    """A progress bar on stderr (disabled when stderr is not a terminal, so logs stay clean)."""
+    from rich.progress import Progress
+
+    return Progress(console=err, transient=True, disable=not err.is_terminal)
 
 
 def _fmt(x: float | None, digits: int = 6) -> str:
@@ -136,9 +146,7 @@ def compare(
     """Run several algorithms on INSTANCE, validate each, and tabulate their objectives."""
     spec, inst = api.load(instance)
     names = None if algorithms == "all" else [a.strip() for a in algorithms.split(",") if a.strip()]
-    from rich.progress import Progress
-
-    with Progress(console=err, transient=True) as progress:
+    with _progress() as progress:
         task = progress.add_task("comparing", total=None)
 
         def tick(label: str) -> None:
@@ -216,8 +224,6 @@ def sweep(
     json_file: Annotated[Path | None, typer.Option("--json", help="Write every row as JSON.")] = None,
 ) -> None:
     """Run algorithms over many seeded instances on Dask and summarise the ratios."""
-    from rich.progress import Progress
-
     from edgeopt.sweep import SweepPoint, run_sweep, summarise
 
     api.generate(family, preset, seed=0)  # fail fast on a bad family or preset
@@ -237,7 +243,7 @@ def sweep(
         for n in job_counts
         for s in _parse_seeds(seeds)
     ]
-    with Progress(console=err, transient=True) as progress:
+    with _progress() as progress:
         task = progress.add_task(f"sweep over {len(points)} instances", total=len(points))
         rows = run_sweep(points, address=address, n_workers=workers,
                          on_done=lambda done, total: progress.update(task, completed=done))

@@ -67,6 +67,7 @@ def test_generate_same_seed_same_bytes(family, tmp_path, capsys):
     assert cli("generate", family, "--seed", "5", "-o", b) == 0
     assert cli("generate", family, "--seed", "6", "-o", c) == 0
     assert a.read_bytes() == b.read_bytes() != c.read_bytes()
+    capsys.readouterr()
     assert cli("generate", family, "--preset", "nosuch", "-o", tmp_path / "d.json") == 2
     assert "preset" in one_line_error(capsys)
 
@@ -127,6 +128,7 @@ def test_compare_writes_json_and_plot(tmp_path, capsys):
     assert {r["algorithm"] for r in table["rows"]} == set(api.algorithms(family))
     assert all(r["valid"] for r in table["rows"])
     assert png.read_bytes()[:4] == b"\x89PNG"
+    capsys.readouterr()
     assert cli("compare", inst, "--algorithms", "online,nosuch") == 2
     assert "nosuch" in one_line_error(capsys)
 
