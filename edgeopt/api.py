@@ -109,6 +109,7 @@ class Row:
     valid: bool
     runtime_s: float
     violations: list[str]
+    relaxed: bool = False
 
 
 @dataclasses.dataclass
@@ -148,7 +149,7 @@ class Comparison:
         plt.close(fig)
 
 
-def _row(spec: FamilySpec, instance: Any, result: Result, kind: str) -> Row:
+def _row(spec: FamilySpec, instance: Any, result: Result, kind: str, relaxed: bool = False) -> Row:
     violations = [str(v) for v in spec.check_result(instance, result)]
     return Row(
         algorithm=result.algorithm,
@@ -160,6 +161,7 @@ def _row(spec: FamilySpec, instance: Any, result: Result, kind: str) -> Row:
         valid=not violations,
         runtime_s=result.runtime_s,
         violations=violations,
+        relaxed=relaxed,
     )
 
 
@@ -179,6 +181,8 @@ def compare(
     objective / bound (an upper estimate of the true ratio) when it stopped at
     its time limit with a bound, and absent otherwise. Results with rejected
     jobs (status infeasible) get no ratio: their objective covers fewer jobs.
+    Rows of algorithms that solve a relaxation (``relaxed``) keep their ratio,
+    which may be below 1.
     """
     spec = family_of(instance)
     table = algorithms(spec.name)
@@ -188,7 +192,7 @@ def compare(
         if on_step:
             on_step(name)
         algo = lookup(spec.name, name)
-        rows.append(_row(spec, instance, algo(instance, seed=seed), algo.kind))
+        rows.append(_row(spec, instance, algo(instance, seed=seed), algo.kind, algo.relaxed))
     reference, reference_name = None, "-"
     if optimal:
         if on_step:

@@ -80,7 +80,8 @@ def list_algorithms(
     table = Table("family", "algorithm", "kind", "summary")
     for spec in api.families() if family is None else [api.family(family)]:
         for algo in api.algorithms(spec.name).values():
-            table.add_row(spec.name, algo.name, algo.kind, algo.summary)
+            kind = algo.kind + (" (relaxed)" if algo.relaxed else "")
+            table.add_row(spec.name, algo.name, kind, algo.summary)
         for method in api.exact_methods(spec.name):
             table.add_row(spec.name, method, "exact", f"exact model, `edgeopt solve --method {method}`")
     out.print(table)
@@ -144,7 +145,7 @@ def compare(
     plot: Annotated[Path | None, typer.Option(help="Write a bar chart (PNG/PDF/SVG).")] = None,
 ) -> None:
     """Run several algorithms on INSTANCE, validate each, and tabulate their objectives."""
-    spec, inst = api.load(instance)
+    _, inst = api.load(instance)
     names = None if algorithms == "all" else [a.strip() for a in algorithms.split(",") if a.strip()]
     with _progress() as progress:
         task = progress.add_task("comparing", total=None)
@@ -275,7 +276,7 @@ def _print_comparison(comparison: api.Comparison) -> None:
     for row in comparison.rows:
         table.add_row(
             row.algorithm,
-            row.kind,
+            row.kind + (" (relaxed)" if row.relaxed else ""),
             row.status,
             _fmt(row.objective, 8),
             _fmt(row.ratio, 5),

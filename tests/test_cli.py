@@ -10,7 +10,6 @@ from hypothesis import strategies as st
 
 from edgeopt import api
 from edgeopt.cli import main
-from edgeopt.core import Result
 
 FAMILIES = [s.name for s in api.families()]
 needs_family = pytest.mark.skipif(not FAMILIES, reason="no family implemented yet")
@@ -156,7 +155,7 @@ def _set(tree, path, value):
 
 def _wrong_type(value):
     """A replacement that no schema accepting ``value``'s type can accept."""
-    if isinstance(value, bool) or isinstance(value, (int, float)):
+    if isinstance(value, (bool, int, float)):
         return "not-a-number"
     if isinstance(value, str):
         return {"not": "a string"}

@@ -83,11 +83,17 @@ def test_generators_are_deterministic(family):
 
 @pytest.mark.parametrize("family", [s.name for s in api.families() if api.exact_methods(s.name)])
 def test_compare_with_optimum_orders_everything_above_it(family):
-    """api.compare on two seeds: the exact model proves optimality and no algorithm beats it."""
+    """api.compare on two seeds: the exact model proves optimality and no algorithm beats it.
+
+    Algorithms registered as ``relaxed`` solve a relaxation (e.g. edgecloud's
+    preemptive baseline) and may beat the optimum; they must still validate.
+    """
     for seed in (0, 1):
         inst = api.generate(family, "small", seed=seed)
         table = api.compare(inst, optimal=True, time_limit=30)
         assert table.reference_name == "optimum"
         for row in table.rows:
             assert row.valid, (row.algorithm, row.violations)
-            assert row.ratio is not None and row.ratio >= 1 - 1e-6, (row.algorithm, row.ratio)
+            assert row.ratio is not None, row.algorithm
+            if not row.relaxed:
+                assert row.ratio >= 1 - 1e-6, (row.algorithm, row.ratio)

@@ -113,6 +113,5 @@ def parse_model(cls: type[pydantic.BaseModel], data: Any, *, root: str) -> Any:
         err = exc.errors()[0]
         loc = ".".join(str(p) for p in (root, *err["loc"]))
         msg = err["msg"]
-        if msg.startswith("Value error, "):
-            msg = msg[len("Value error, ") :]
+        msg = msg.removeprefix("Value error, ")
         raise InputError(loc, msg) from None

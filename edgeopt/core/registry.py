@@ -31,6 +31,11 @@ class AlgorithmSpec:
         fn: ``fn(instance, *, seed=0, **params) -> Result``.
         summary: one line for ``edgeopt algorithms``.
         randomized: whether ``seed`` changes its output.
+        relaxed: whether it schedules a relaxation of the family's model (e.g.
+            a preemptive baseline of a non-preemptive problem). Its objective
+            may then lie below the exact optimum, so no ">= optimum" check
+            applies to it; its schedules are still validated (under the
+            relaxation's own rules).
     """
 
     family: str
@@ -39,6 +44,7 @@ class AlgorithmSpec:
     fn: AlgorithmFn
     summary: str
     randomized: bool = False
+    relaxed: bool = False
 
     def __call__(self, instance: Any, *, seed: int = 0, **params: Any) -> Result:
         return self.fn(instance, seed=seed, **params)
@@ -48,7 +54,13 @@ _REGISTRY: dict[str, dict[str, AlgorithmSpec]] = {}
 
 
 def register(
-    family: str, name: str, *, kind: Kind, summary: str, randomized: bool = False
+    family: str,
+    name: str,
+    *,
+    kind: Kind,
+    summary: str,
+    randomized: bool = False,
+    relaxed: bool = False,
 ) -> Callable[[AlgorithmFn], AlgorithmFn]:
     """Decorator registering ``fn`` as algorithm ``name`` of ``family``."""
 
@@ -56,7 +68,7 @@ def register(
         table = _REGISTRY.setdefault(family, {})
         if name in table and table[name].fn is not fn:
             raise ValueError(f"algorithm {family}/{name} registered twice")
-        table[name] = AlgorithmSpec(family, name, kind, fn, summary, randomized)
+        table[name] = AlgorithmSpec(family, name, kind, fn, summary, randomized, relaxed)
         return fn
 
     return deco

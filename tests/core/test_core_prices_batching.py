@@ -1,3 +1,4 @@
+import itertools
 import math
 
 import numpy as np
@@ -34,7 +35,7 @@ def test_geometric_rounds_cover_the_horizon_without_gaps():
     for alpha in (1.0, 1.5, 3.0):
         rounds = geometric_rounds(100, alpha)
         assert rounds[0].start == math.ceil(alpha)
-        for a, b in zip(rounds, rounds[1:]):
+        for a, b in itertools.pairwise(rounds):
             assert a.end == b.start  # consecutive windows touch
             assert b.tau == 2 * a.tau
         assert rounds[-1].end == 100

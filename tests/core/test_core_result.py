@@ -7,10 +7,10 @@ from edgeopt.core.jsonio import dumps, read_json, sha256_of, write_json
 
 
 def _result(**kw):
-    base = dict(
-        family="hetero", algorithm="online", status="feasible", objective=12.5, bound=None,
-        runtime_s=0.25, schedule={"jobs": [{"start": 1}]}, instance_sha256="ab" * 32, extra={"rejected": []},
-    )
+    base = {
+        "family": "hetero", "algorithm": "online", "status": "feasible", "objective": 12.5, "bound": None,
+        "runtime_s": 0.25, "schedule": {"jobs": [{"start": 1}]}, "instance_sha256": "ab" * 32, "extra": {"rejected": []},
+    }
     base.update(kw)
     return Result(**base)
 

@@ -1,0 +1,46 @@
+import json
+import os
+import stat
+
+import numpy as np
+import pytest
+
+from edgeopt.core import InputError
+from edgeopt.core.jsonio import dumps, read_json, sha256_of, write_json
+
+
+def test_dumps_is_canonical_and_strict():
+    a = dumps({"b": np.int64(2), "a": [np.float64(0.5), float("nan")]})
+    b = dumps({"a": [0.5, None], "b": 2})
+    assert a == b
+    json.loads(a)  # strict JSON: NaN became null
+    assert sha256_of({"x": 1, "y": 2}) == sha256_of({"y": 2, "x": 1})
+
+
+def test_write_json_is_atomic_and_world_readable(tmp_path):
+    """The temporary file of the atomic write is 0600; the result must get the usual umask mode."""
+    target = tmp_path / "sub" / "out.json"
+    write_json(target, {"k": 1})
+    assert read_json(target) == {"k": 1}
+    umask = os.umask(0)
+    os.umask(umask)
+    assert stat.S_IMODE(target.stat().st_mode) == 0o666 & ~umask
+    assert [p.name for p in target.parent.iterdir()] == ["out.json"]  # no temporary left behind
+
+
+def test_write_json_failure_leaves_nothing(tmp_path):
+    target = tmp_path / "out.json"
+    with pytest.raises(TypeError):
+        write_json(target, {"k": object()})
+    assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("content", [None, "{not json", b"\xff\xfe"])
+def test_read_json_errors_name_the_file(tmp_path, content):
+    path = tmp_path / "bad.json"
+    if isinstance(content, str):
+        path.write_text(content)
+    elif isinstance(content, bytes):
+        path.write_bytes(content)
+    with pytest.raises(InputError, match="bad.json"):
+        read_json(path)
