@@ -1,0 +1,26 @@
+"""edgecloud: She et al., "Online Scheduling of Machine Learning Jobs in Edge-Cloud Networks".
+
+Importing the package registers its algorithms (``online``, the baselines).
+"""
+
+from edgeopt.core import FamilySpec
+from edgeopt.edgecloud.instance import PRESETS, Instance, generate
+from edgeopt.edgecloud.schedule import Schedule, objective, validate
+
+FAMILY = FamilySpec(
+    name="edgecloud",
+    paper="She, Wang, Zhou, Tian: Online Scheduling of Machine Learning Jobs in Edge-Cloud Networks",
+    instance_type=Instance,
+    schedule_type=Schedule,
+    generate=generate,
+    presets=PRESETS,
+    validate=validate,
+    objective=objective,
+    objective_name="total job completion time sum_j (c_j - a_j) [slots]",
+)
+
+__all__ = ["FAMILY", "Instance", "Schedule", "generate", "objective", "validate"]
+
+# Imported for their side effect: they register `online` and the baselines.
+from edgeopt.edgecloud import baselines as baselines
+from edgeopt.edgecloud import online as online

@@ -1,0 +1,35 @@
+"""Exact models of the edgecloud family (She et al., MINLP (2)) and its batch problem (3)-(5).
+
+``METHODS`` maps a method name to ``solve(instance, *, time_limit=60.0, **options) -> Result``:
+
+* ``milp``: time-indexed MILP in Pyomo, solved by HiGHS (``milp.py``);
+* ``cpsat``: interval + cumulative model in OR-Tools CP-SAT (``cpsat.py``).
+
+Both linearise MINLP (2) the same way (``data.py``): a job picks one mode
+(w workers, colocated or not) whose duration is fixed by (2e) and eq. (1).
+The batch problem (3)/(4) of one round of A_online, its LP relaxation by
+column generation and its dual (5) are in ``batch.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from edgeopt.core import Result
+from formulations.edgecloud.batch import (
+    BatchProblem,
+    column_generation,
+    dual_value,
+    paper_oracle,
+    price_exact,
+    solve_batch_ilp,
+)
+from formulations.edgecloud.cpsat import build_cpsat, extract_cpsat, solve_cpsat
+from formulations.edgecloud.milp import build_milp, extract_milp, solve_milp
+
+METHODS: dict[str, Callable[..., Result]] = {"milp": solve_milp, "cpsat": solve_cpsat}
+
+__all__ = [
+    "METHODS", "BatchProblem", "build_cpsat", "build_milp", "column_generation", "dual_value", "extract_cpsat",
+    "extract_milp", "paper_oracle", "price_exact", "solve_batch_ilp", "solve_cpsat", "solve_milp",
+]

@@ -1,0 +1,137 @@
+"""CP-SAT model of She et al.'s MINLP (2): one interval per job, cumulative capacities.
+
+Independent of the MILP (``milp.py``): no time index at all. Each job j has
+
+* one boolean per mode (w, xi) (``data.py``), exactly one true; the job's
+  interval [h_j, c_j) has the chosen mode's duration (2e with eq. 1, 2j, 2k);
+* integer ``y[j, s]`` workers and boolean ``z[j, s]`` PS per server, held over
+  the whole interval (2c, 2d), so a cumulative per (server, type) with
+  demands ``y`` / ``z`` is exactly (2g) / (2h);
+* (2f) by enforcement literals: xi_j => no worker off the PS's server;
+  not xi_j => the PS's server holds at most w - 1 of the workers;
+* (2i) by enforcement literals: a used server forces h_j >= a_j + Delta_js.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from ortools.sat.python import cp_model
+
+from edgeopt.core import InputError, Result, Status
+from formulations.common import finish
+from formulations.common import solve_cpsat as run_cpsat
+from formulations.edgecloud.data import ModelData, prepare
+from formulations.edgecloud.schedule_io import Placement, infeasible_result, to_schedule
+
+
+class CpsatModel:
+    """The CP-SAT model and the handles `extract_cpsat` reads."""
+
+    def __init__(self, model: cp_model.CpModel, data: ModelData) -> None:
+        self.model = model
+        self.data = data
+        self.mode: dict[tuple[int, int], cp_model.IntVar] = {}
+        self.start: dict[int, cp_model.IntVar] = {}
+        self.y: dict[tuple[int, int], cp_model.IntVar] = {}
+        self.z: dict[tuple[int, int], cp_model.IntVar] = {}
+
+
+def build_cpsat(instance: Any, data: ModelData | None = None) -> CpsatModel:
+    """Build the CP-SAT model of MINLP (2) (never solves)."""
+    data = data or prepare(instance)
+    T, S = data.horizon, data.n_servers
+    model = cp_model.CpModel()
+    cm = CpsatModel(model, data)
+    worker_use: dict[tuple[int, int], list[tuple[Any, Any]]] = {}
+    ps_use: dict[tuple[int, int], list[tuple[Any, Any]]] = {}
+    objective = []
+    for jd in data.jobs:
+        j = jd.index
+        b = [model.new_bool_var(f"job{j}_mode_w{md.workers}_{'col' if md.colocated else 'dist'}") for md in jd.modes]
+        for k, var in enumerate(b):
+            cm.mode[j, k] = var
+        model.add_exactly_one(b)
+        start = model.new_int_var(int(jd.release.min()), T, f"start_of_job{j}")
+        end = model.new_int_var(0, T, f"end_of_job{j}")
+        durations = [md.duration for md in jd.modes]
+        size = model.new_int_var(min(durations), max(durations), f"duration_of_job{j}")
+        model.add(size == sum(d * var for d, var in zip(durations, b)))
+        interval = model.new_interval_var(start, size, end, f"run_of_job{j}")
+        cm.start[j] = start
+        objective.append(end - jd.arrival)
+        xi = sum(var for md, var in zip(jd.modes, b) if md.colocated)
+        xi_lit = model.new_bool_var(f"xi_job{j}")
+        model.add(xi_lit == xi)
+        n_workers = sum(md.workers * var for md, var in zip(jd.modes, b))
+        ys = []
+        for s in range(S):
+            if jd.worker_cap[s] > 0:
+                y = model.new_int_var(0, int(jd.worker_cap[s]), f"workers_job{j}_server{s}")
+                used = model.new_bool_var(f"uses_job{j}_server{s}")
+                model.add(y <= int(jd.worker_cap[s]) * used)
+                model.add(y >= 1).only_enforce_if(used)
+                model.add(start >= int(jd.release[s])).only_enforce_if(used)  # (2i)
+                cm.y[j, s] = y
+                ys.append(y)
+                worker_use.setdefault((s, jd.worker_type), []).append((interval, y))
+        model.add(sum(ys) == n_workers)  # (2a): w in 1..D_j by the modes
+        zs = []
+        for s in range(S):
+            if jd.ps_ok[s]:
+                z = model.new_bool_var(f"ps_job{j}_server{s}")
+                model.add(start >= int(jd.release[s])).only_enforce_if(z)  # (2i)
+                cm.z[j, s] = z
+                zs.append(z)
+                ps_use.setdefault((s, jd.ps_type), []).append((interval, z))
+        model.add_exactly_one(zs)  # (2b)
+        for s in range(S):
+            if (j, s) not in cm.y:
+                continue
+            z = cm.z.get((j, s))
+            if z is None:
+                model.add(cm.y[j, s] == 0).only_enforce_if(xi_lit)  # (2f) colocated: all on the PS server
+            else:
+                model.add(cm.y[j, s] == 0).only_enforce_if([xi_lit, z.Not()])
+                model.add(cm.y[j, s] <= n_workers - 1).only_enforce_if([z, xi_lit.Not()])  # (2f) distributed
+    for (s, u), items in worker_use.items():  # (2g)
+        model.add_cumulative([i for i, _ in items], [d for _, d in items], int(data.W[s, u]))
+    for (s, v), items in ps_use.items():  # (2h)
+        model.add_cumulative([i for i, _ in items], [d for _, d in items], int(data.P[s, v]))
+    model.minimize(sum(objective))  # (2)
+    return cm
+
+
+def extract_cpsat(cm: CpsatModel, solver: cp_model.CpSolver) -> list[Placement]:
+    """Read each job's run from a solved model."""
+    out = []
+    for jd in cm.data.jobs:
+        j = jd.index
+        k = next(k for k in range(len(jd.modes)) if solver.value(cm.mode[j, k]))
+        h = int(solver.value(cm.start[j]))
+        workers = {s: int(solver.value(y)) for (jj, s), y in cm.y.items() if jj == j and solver.value(y) > 0}
+        ps = next(s for (jj, s), z in cm.z.items() if jj == j and solver.value(z))
+        md = jd.modes[k]
+        out.append(Placement(j, h, h + md.duration, workers, ps, md.colocated))
+    return out
+
+
+def solve_cpsat(instance: Any, *, time_limit: float = 60.0, workers: int = 2, **options: Any) -> Result:
+    """Solve MINLP (2) exactly with CP-SAT. Status optimal, time_limit (incumbent + bound) or infeasible."""
+    from edgeopt.edgecloud import FAMILY
+
+    if options:
+        raise InputError("options", f"unknown option(s) for cpsat: {', '.join(sorted(options))} (known: workers)")
+    t0 = time.perf_counter()
+    data = prepare(instance)
+    if data.unschedulable():
+        return infeasible_result(instance, "cpsat", data.unschedulable(), time.perf_counter() - t0)
+    cm = build_cpsat(instance, data)
+    build_s = time.perf_counter() - t0
+    outcome, solver = run_cpsat(cm.model, time_limit=time_limit, workers=workers)
+    schedule = to_schedule(instance, extract_cpsat(cm, solver)) if outcome.has_solution else None
+    extra: dict[str, Any] = {"n_vars": len(cm.model.proto.variables)}
+    if outcome.status == Status.INFEASIBLE:
+        extra["reason"] = "CP-SAT proved MINLP (2) infeasible"
+    return finish(FAMILY, instance, "cpsat", outcome, schedule, extra=extra, build_s=build_s)
