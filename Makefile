@@ -22,8 +22,9 @@ $(DEVSTAMP): pyproject.toml | $(BIN)/python
 demo: $(STAMP)
 	$(BIN)/edgeopt demo
 
+# The suite and every notebook (executed by nbmake), on 2 workers.
 test: $(DEVSTAMP)
-	$(BIN)/python -m pytest -q -n 2 --dist loadfile
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile --nbmake tests notebooks
 
 lint: $(DEVSTAMP)
 	$(BIN)/ruff check edgeopt formulations tests benchmarks

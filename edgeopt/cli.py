@@ -28,7 +28,8 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
-out = Console(highlight=False)
+# Piped output (logs, CI) gets a fixed width wide enough that tables keep names whole.
+out = Console(highlight=False, width=None if sys.stdout.isatty() else 110)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 OutFile = Annotated[Path | None, typer.Option("-o", "--output", help="Write the result/instance JSON here.")]
@@ -270,8 +271,8 @@ def _emit(result: Result, output: Path | None) -> None:
 
 def _print_comparison(comparison: api.Comparison) -> None:
     table = Table(
-        "algorithm", "kind", "status", comparison.objective_name, "ratio to " + comparison.reference_name,
-        "valid", "runtime s",
+        "algorithm", "kind", "status", "objective", "ratio to " + comparison.reference_name, "valid", "runtime s",
+        caption=f"objective: {comparison.objective_name} (lower is better)",
     )
     for row in comparison.rows:
         table.add_row(
