@@ -1,0 +1,28 @@
+"""Exact models of the hetero family (Zhou et al., program (2), (15) for Ring-AllReduce) and of its
+batch problem (Sec. 5: (7), packing ILP (8), dual LP (9), pricing problem (12)/(13)).
+
+``METHODS`` maps a method name to ``solve(instance, *, time_limit=60.0, **options) -> Result``:
+
+* ``milp``: time-indexed MILP in Pyomo, solved by HiGHS (``milp.py``);
+* ``cpsat``: interval + cumulative model in OR-Tools CP-SAT, no time index (``cpsat.py``).
+
+Both reduce the nonlinear rate of eq. (1)/(14) the same way (``data.py``): a job
+picks one configuration (m, p, q, N) whose duration is fixed by (2f).
+Sec. 5 (``batch.py``): the batch problem (7)/(16) exactly, the pricing problem (12)/(13) exactly,
+and the LP relaxation of packing ILP (8)/(17) by column generation in highspy with A_mincost as
+the pricing oracle, its dual (9) read back from HiGHS. ``theory.py``: the bounds of Theorems 3 and
+5 and Lemma 2 as numbers, their assumptions as checks, instances built to satisfy them.
+``checks.py``: both models against each other, the validator and every registered algorithm.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from edgeopt.core import Result
+from formulations.hetero.cpsat import build_cpsat, solve_cpsat
+from formulations.hetero.milp import build_milp, solve_milp
+
+METHODS: dict[str, Callable[..., Result]] = {"milp": solve_milp, "cpsat": solve_cpsat}
+
+__all__ = ["METHODS", "build_cpsat", "build_milp", "solve_cpsat", "solve_milp"]
