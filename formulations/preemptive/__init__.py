@@ -1,0 +1,40 @@
+"""Exact models and lower bounds of the preemptive family (Wang et al., MINLP (2), ILP (4), dual (6)).
+
+``METHODS`` maps a method name to ``solve(instance, *, time_limit=60.0, **options) -> Result``
+with a validated schedule of MINLP (2):
+
+* ``milp``: time-indexed MILP in Pyomo, solved by HiGHS (``milp.py``; chunks of a job counted);
+* ``cpsat``: OR-Tools CP-SAT model naming every chunk (``cpsat.py``).
+
+``BOUNDS`` maps a name to ``solve(instance, *, time_limit=60.0, **options) -> Result`` whose
+``bound`` is a lower bound on the optimum of (2) (``schedule`` and ``objective`` are None):
+
+* ``ilp4``: ILP (4) solved exactly (Lemma 1: <= optimum of (2));
+* ``lp4``: its LP relaxation (Pyomo + HiGHS);
+* ``lp4_agg``: the same LP relaxation without the PS rows (4c)/(4d), aggregated over identical
+  chunks and workers (exact at ``bucket=1, pool=False``), optionally pooled per worker type and
+  time-bucketed (still lower bounds), built with highspy's matrix API for 300 jobs / 100 servers
+  (``lp4_large.py``); ``jct=True`` gives a lower bound on the JCT of (2) itself.
+
+The dual (6) is ``ilp4.build_dual6`` / ``ilp4.solve_dual6``; the LP whose dual it is,
+with (alpha, beta) read back from HiGHS's row duals, is ``ilp4.solve_p6``. The reading of the
+paper shared by all models is in ``data.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from edgeopt.core import Result
+from formulations.preemptive.cpsat import build_cpsat, solve_cpsat
+from formulations.preemptive.ilp4 import build_dual6, build_ilp4, build_p6, solve_ilp4, solve_lp4
+from formulations.preemptive.lp4_large import solve_lp4_large
+from formulations.preemptive.milp import build_milp, solve_milp
+
+METHODS: dict[str, Callable[..., Result]] = {"milp": solve_milp, "cpsat": solve_cpsat}
+BOUNDS: dict[str, Callable[..., Result]] = {"ilp4": solve_ilp4, "lp4": solve_lp4, "lp4_agg": solve_lp4_large}
+
+__all__ = [
+    "BOUNDS", "METHODS", "build_cpsat", "build_dual6", "build_ilp4", "build_milp", "build_p6", "solve_cpsat",
+    "solve_ilp4", "solve_lp4", "solve_lp4_large", "solve_milp",
+]

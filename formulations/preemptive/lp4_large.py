@@ -1,0 +1,257 @@
+"""The LP relaxation of ILP (4) at scale: aggregated, optionally time-bucketed, built with highspy.
+
+`ilp4.build_ilp4(relax=True)` names every chunk, worker and slot: exact but
+far too large for the paper's 300 jobs / 100 servers (thousands of slots,
+tens of thousands of chunks). This module builds the same LP with its
+symmetries removed, and optionally relaxed further, always keeping a valid
+lower bound on ILP (4) and hence on MINLP (2) (Lemma 1):
+
+1. Chunks of a job are identical and so are workers of one type on one
+   server: X[j, g, kappa] is the number of chunk-slots of job j on worker
+   group g (server, type) in time bucket kappa. With 1-slot buckets and no
+   pooling this is *exactly* the LP relaxation of (4) without (4c)/(4d)
+   (split X evenly over the group's workers and the job's chunks:
+   tests/preemptive/test_preemptive_theorems.py checks equality).
+2. ``pool=True`` merges the groups of one type across servers, released at
+   r_j + min_s Delta_js (a relaxation: more freedom, earlier release).
+3. ``bucket=w``: slots are grouped in buckets of w slots up to ``cutoff`` and
+   one tail bucket up to T; a bucket's capacity is its slot count, and a
+   chunk-slot in it costs as its earliest slot available to the job (the
+   cost (t + 1 - r_j)/(D_j P_j) increases in t, so this underestimates).
+4. PS constraints (4c)/(4d) are dropped (a relaxation).
+
+5. ``jct=True`` turns the LP into a lower bound on the total JCT of (2)
+   itself, tighter than Lemma 1's: per job a column M_j >= c_j - r_j with
+   M_j >= F_j + (P_j^min - 1)/2 (F_j the job's fractional flow time; the proof
+   of Lemma 1 gives f_jd <= (c_jd - r_j)/D_j - (P_jd - 1)/(2 D_j) when a chunk
+   trains its P_jd slots, summed over d) and M_j >= min_s Delta_js + P_j^min
+   (the job cannot finish earlier); the objective is sum_j M_j.
+
+Rows: ``work[j]`` (4a) sum X + sum Xc + D_j P_j zeta_j >= D_j P_j;
+``cap[g, kappa]`` (4b) sum_j X <= W_g |kappa|; ``one[j, kappa]`` (4e)/(4g)
+sum_g X + Xc + D_j L zeta_j <= D_j L (L: slots of kappa open to job j).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from edgeopt.core import ModelError, Result, Status
+from edgeopt.core.family import instance_sha256
+from formulations.preemptive.data import ModelData, from_instance
+
+
+@dataclasses.dataclass
+class LargeLP:
+    """The LP in matrix form plus what is needed to describe it."""
+
+    cost: np.ndarray
+    col_lower: np.ndarray
+    col_upper: np.ndarray
+    A: sp.csc_matrix
+    row_lower: np.ndarray
+    row_upper: np.ndarray
+    buckets: np.ndarray
+    n_groups: int
+
+
+def _buckets(T: int, bucket: int, cutoff: int | None) -> np.ndarray:
+    """Bucket boundaries b_0 = 0 < ... < b_K = T."""
+    end = T if cutoff is None else max(1, min(T, int(cutoff)))
+    b = list(range(0, end, max(1, int(bucket)))) + [end]
+    if end < T:
+        b.append(T)
+    return np.array(sorted(set(b)), dtype=np.int64)
+
+
+def build_lp4_large(data: ModelData, *, bucket: int = 1, pool: bool = False, cutoff: int | None = None,
+                    jct: bool = False) -> LargeLP:
+    """Matrix form of the aggregated LP (module docstring); never solves."""
+    T = data.horizon
+    b = _buckets(T, bucket, cutoff)
+    lo, hi = b[:-1], b[1:]
+    K = lo.size
+    # worker groups: (server, type) or (type) when pooled
+    if pool:
+        keys = sorted({int(x) for x in data.worker_type})
+        g_of_worker = np.array([keys.index(int(x)) for x in data.worker_type], dtype=np.int64)
+    else:
+        pairs = sorted(set(zip(data.worker_server.tolist(), data.worker_type.tolist(), strict=True)))
+        keys = pairs
+        index = {p: i for i, p in enumerate(pairs)}
+        g_of_worker = np.array([index[(int(s), int(t))] for s, t in zip(data.worker_server, data.worker_type, strict=True)],
+                               dtype=np.int64)
+    G = len(keys)
+    W = np.bincount(g_of_worker, minlength=G).astype(float)
+    g_type = np.array([k if pool else k[1] for k in keys], dtype=np.int64) if G else np.zeros(0, dtype=np.int64)
+
+    cost, clo, cup = [], [], []
+    rows, cols, vals = [], [], []
+    J = data.n_jobs
+    n_work = J
+    n_cap = G * K
+    one_row0 = n_work + n_cap
+    one_upper = np.zeros(J * K)
+    col = 0
+
+    def add(c: np.ndarray, up: np.ndarray, row_lists: list[tuple[np.ndarray, np.ndarray]]) -> None:
+        nonlocal col
+        n = c.size
+        ids = np.arange(col, col + n)
+        cost.append(c)
+        clo.append(np.zeros(n))
+        cup.append(up)
+        for r, v in row_lists:
+            rows.append(r)
+            # one entry per column, or (a single column) one entry per row
+            cols.append(ids if r.size == n else np.full(r.size, ids[0]))
+            vals.append(v)
+        col += n
+
+    for j in range(J):
+        r, D, P = int(data.arrival[j]), int(data.chunks[j]), int(data.p_edge[j])
+        gs = np.flatnonzero(g_type == data.job_type[j])
+        # release of job j on each group: min over the group's workers
+        rel_g = np.full(G, np.iinfo(np.int64).max, dtype=np.int64)
+        for k in data.eligible[j]:
+            g = g_of_worker[k]
+            rel_g[g] = min(rel_g[g], data.first_slot(j, int(k)))
+        opens = [int(rel_g[g]) for g in gs]
+        cloud_rel = data.cloud_start(j) if data.cloud is not None else None
+        if cloud_rel is not None:
+            opens.append(cloud_rel)
+        first_open = min(opens) if opens else T
+        L = np.clip(hi - np.maximum(lo, first_open), 0, None).astype(float)  # slots of bucket open to j
+        one_upper[j * K:(j + 1) * K] = D * L
+        for g in gs:
+            start = np.maximum(lo, rel_g[g])
+            avail = np.clip(hi - start, 0, None)
+            ks = np.flatnonzero(avail > 0)
+            if ks.size == 0:
+                continue
+            c = (start[ks] + 1 - r) / (D * P)
+            add(c, min(W[g], D) * avail[ks].astype(float),
+                [(np.full(ks.size, j), np.ones(ks.size)),
+                 (n_work + g * K + ks, np.ones(ks.size)),
+                 (one_row0 + j * K + ks, np.ones(ks.size))])
+        if cloud_rel is not None:
+            start = np.maximum(lo, cloud_rel)
+            avail = np.clip(hi - start, 0, None)
+            ks = np.flatnonzero(avail > 0)
+            if ks.size:
+                add((start[ks] + 1 - r) / (D * P), D * avail[ks].astype(float),
+                    [(np.full(ks.size, j), np.ones(ks.size)), (one_row0 + j * K + ks, np.ones(ks.size))])
+            if data.cloud_end(j, True) <= T:  # zeta_j: the whole job colocated on the cloud
+                kk = np.flatnonzero(L > 0)
+                add(np.array([D * data.cloud_flow(j, True)]), np.ones(1),
+                    [(np.array([j]), np.array([float(D * P)])),
+                     (one_row0 + j * K + kk, D * L[kk])])
+    n_rows = one_row0 + J * K
+    extra_lower: list[float] = []
+    if jct:
+        # M_j - F_j >= (P_min - 1)/2, F_j = the flow cost of j's columns; objective moves onto M_j.
+        flow_cost = np.concatenate(cost)
+        all_rows, all_cols = np.concatenate(rows), np.concatenate(cols)
+        job_of_col = np.full(col, -1, dtype=np.int64)
+        work_entries = all_rows < n_work
+        job_of_col[all_cols[work_entries]] = all_rows[work_entries]
+        rows.append(n_rows + job_of_col)
+        cols.append(np.arange(col))
+        vals.append(-flow_cost)
+        cost = [np.zeros(col)]
+        for j in range(J):
+            pmin = int(min(data.p_edge[j], data.p_cloud[j])) if data.cloud is not None else int(data.p_edge[j])
+            opens = [data.first_slot(j, int(k)) for k in data.eligible[j]]
+            if data.cloud is not None:
+                opens.append(data.cloud_start(j))
+            earliest = (min(opens) - int(data.arrival[j]) + pmin) if opens else 0
+            add(np.ones(1), np.full(1, np.inf), [(np.array([n_rows + j]), np.ones(1))])
+            clo[-1] = np.array([float(earliest)])
+            extra_lower.append((pmin - 1) / 2.0)
+        n_rows += J
+    A = sp.csc_matrix(
+        (np.concatenate(vals) if vals else np.zeros(0),
+         (np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64),
+          np.concatenate(cols) if cols else np.zeros(0, dtype=np.int64))),
+        shape=(n_rows, col),
+    )
+    row_lower = np.concatenate([data.chunks * data.p_edge.astype(float), np.full(n_cap + J * K, -np.inf),
+                                np.array(extra_lower)])
+    row_upper = np.concatenate([np.full(n_work, np.inf), np.repeat(W, K) * np.tile((hi - lo).astype(float), G),
+                                one_upper, np.full(len(extra_lower), np.inf)])
+    return LargeLP(np.concatenate(cost) if cost else np.zeros(0), np.concatenate(clo) if clo else np.zeros(0),
+                   np.concatenate(cup) if cup else np.zeros(0), A, row_lower, row_upper, b, G)
+
+
+def solve_large_lp(lp: LargeLP, *, time_limit: float = 600.0, threads: int = 1, solver: str = "choose") -> tuple[str, float | None, float]:
+    """Solve with highspy; returns (model status, optimum or None, seconds)."""
+    import highspy
+
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("time_limit", float(time_limit))
+    h.setOptionValue("threads", int(threads))
+    h.setOptionValue("solver", solver)
+    model = highspy.HighsLp()
+    model.num_col_ = int(lp.cost.size)
+    model.num_row_ = int(lp.row_lower.size)
+    model.col_cost_ = lp.cost
+    model.col_lower_ = lp.col_lower
+    model.col_upper_ = lp.col_upper
+    model.row_lower_ = lp.row_lower
+    model.row_upper_ = lp.row_upper
+    A = lp.A.tocsc()
+    A.sort_indices()
+    model.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    model.a_matrix_.start_ = A.indptr.astype(np.int32)
+    model.a_matrix_.index_ = A.indices.astype(np.int32)
+    model.a_matrix_.value_ = A.data.astype(float)
+    model.a_matrix_.num_col_ = model.num_col_
+    model.a_matrix_.num_row_ = model.num_row_
+    t0 = time.perf_counter()
+    h.passModel(model)
+    h.run()
+    secs = time.perf_counter() - t0
+    status = h.modelStatusToString(h.getModelStatus())
+    value = float(h.getInfo().objective_function_value) if status == "Optimal" else None
+    return status, value, secs
+
+
+def solve_lp4_large(instance: Any, *, time_limit: float = 600.0, bucket: int = 1, pool: bool = False,
+                    cutoff: int | None = None, jct: bool = False, speed: float = 1.0, threads: int = 1,
+                    **_: Any) -> Result:
+    """Lower bound on (2) from the aggregated LP of (4) (``bound``); no schedule."""
+    t0 = time.perf_counter()
+    data = from_instance(instance, speed=speed)
+    lp = build_lp4_large(data, bucket=bucket, pool=pool, cutoff=cutoff, jct=jct)
+    build_s = time.perf_counter() - t0
+    status, value, secs = solve_large_lp(lp, time_limit=time_limit, threads=threads)
+    extra = {"model": "LP relaxation of ILP (4), aggregated" + (", JCT form" if jct else ""), "bucket": bucket,
+             "pool": pool, "cutoff": cutoff, "jct": jct,
+             "speed": speed, "columns": int(lp.cost.size), "rows": int(lp.row_lower.size),
+             "solver_message": status, "build_s": round(build_s, 6), "bound_of": "MINLP (2) (Lemma 1)"}
+    if status == "Infeasible":
+        st = Status.INFEASIBLE
+    elif value is None:
+        if "limit" not in status.lower():
+            raise ModelError(f"aggregated LP (4): HiGHS ended with {status}")
+        st = Status.TIME_LIMIT
+    else:
+        st = Status.OPTIMAL
+    return Result("preemptive", "lp4_jct" if jct else "lp4_agg", st, None, value, build_s + secs, None, instance_sha256(instance), extra)
+
+
+def jct_bound_from_flow(data: ModelData, flow_bound: float) -> float:
+    """A lower bound on OPT of (2) from a lower bound on the fractional flow time (4).
+
+    Every schedule training each chunk in exactly P slots has, per job, c_j - r_j >= F_j +
+    (P_j^min - 1)/2 (proof of Lemma 1, summed over the job's chunks), so OPT2 >= min F +
+    sum_j (P_j^min - 1)/2 >= ``flow_bound`` + the same sum. (The ``jct=True`` LP is at least this.)
+    """
+    pmin = np.minimum(data.p_edge, data.p_cloud) if data.cloud is not None else data.p_edge
+    return float(flow_bound) + float(np.sum((pmin - 1) / 2.0))
