@@ -81,8 +81,7 @@ def list_algorithms(
     table = Table("family", "algorithm", "kind", "summary")
     for spec in api.families() if family is None else [api.family(family)]:
         for algo in api.algorithms(spec.name).values():
-            kind = algo.kind + (" (relaxed)" if algo.relaxed else "")
-            table.add_row(spec.name, algo.name, kind, algo.summary)
+            table.add_row(spec.name, algo.name, _kind_label(algo.kind, algo.relaxed), algo.summary)
         for method in api.exact_methods(spec.name):
             table.add_row(spec.name, method, "exact", f"exact model, `edgeopt solve --method {method}`")
     out.print(table)
@@ -269,6 +268,11 @@ def _emit(result: Result, output: Path | None) -> None:
         sys.stdout.write(result.to_json())
 
 
+def _kind_label(kind: str, relaxed: bool) -> str:
+    """An algorithm's kind as the tables show it; a relaxed one may beat the optimum."""
+    return kind + " (relaxed)" if relaxed else kind
+
+
 def _print_comparison(comparison: api.Comparison) -> None:
     table = Table(
         "algorithm", "kind", "status", "objective", "ratio to " + comparison.reference_name, "valid", "runtime s",
@@ -277,7 +281,7 @@ def _print_comparison(comparison: api.Comparison) -> None:
     for row in comparison.rows:
         table.add_row(
             row.algorithm,
-            row.kind + (" (relaxed)" if row.relaxed else ""),
+            _kind_label(row.kind, row.relaxed),
             row.status,
             _fmt(row.objective, 8),
             _fmt(row.ratio, 5),
