@@ -112,7 +112,7 @@ def summarise(rows: list[dict], name: str) -> dict:
         "certified": sum(r["optimum"] is not None for r in rows),
         "cross_checked": sum(len(r.get("certified_by", [])) == 2 for r in rows),
         "complete": len(ratios),
-        "rejected_some": sum(r[name]["status"] == "infeasible" for r in rows),
+        "rejected_some": sum(r[name]["status"] == "partial" for r in rows),
         "mean": statistics.fmean(ratios) if ratios else None,
         "min": min(ratios) if ratios else None,
         "max": max(ratios) if ratios else None,

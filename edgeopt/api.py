@@ -110,6 +110,8 @@ class Row:
     runtime_s: float
     violations: list[str]
     relaxed: bool = False
+    rejected: int = 0
+    rank: int | None = None
 
 
 @dataclasses.dataclass
@@ -162,7 +164,19 @@ def _row(spec: FamilySpec, instance: Any, result: Result, kind: str, relaxed: bo
         runtime_s=result.runtime_s,
         violations=violations,
         relaxed=relaxed,
+        rejected=len(result.rejected),
     )
+
+
+def _rank_and_ratio(rows: list[Row], reference: float | None) -> None:
+    """Ratios to ``reference`` and ranks (1 = best objective) for complete, valid rows only."""
+    comparable = [r for r in rows if r.valid and r.objective is not None
+                  and r.status in ("optimal", "feasible", "time_limit")]
+    for row in comparable:
+        if reference:
+            row.ratio = row.objective / reference
+    for rank, row in enumerate(sorted(comparable, key=lambda r: r.objective), start=1):
+        row.rank = rank
 
 
 def compare(
@@ -179,10 +193,11 @@ def compare(
 
     Ratios are objective / optimum when the exact model proved optimality,
     objective / bound (an upper estimate of the true ratio) when it stopped at
-    its time limit with a bound, and absent otherwise. Results with rejected
-    jobs (status infeasible) get no ratio: their objective covers fewer jobs.
-    Rows of algorithms that solve a relaxation (``relaxed``) keep their ratio,
-    which may be below 1.
+    its time limit with a bound, and absent otherwise. Results that gave up on
+    jobs (status ``partial``) get neither a ratio nor a rank: their objective
+    covers fewer jobs; tables show "k rejected" instead. Invalid rows are not
+    ranked either. Rows of algorithms that solve a relaxation (``relaxed``)
+    keep their ratio, which may be below 1.
     """
     spec = family_of(instance)
     table = algorithms(spec.name)
@@ -203,8 +218,5 @@ def compare(
             reference, reference_name = exact.objective, "optimum"
         elif exact.bound is not None and exact.bound > 0:
             reference, reference_name = exact.bound, "bound"
-    if reference:
-        for row in rows:
-            if row.objective is not None and row.status in ("optimal", "feasible", "time_limit"):
-                row.ratio = row.objective / reference
+    _rank_and_ratio(rows, reference)
     return Comparison(spec.name, spec.objective_name, rows, reference, reference_name)

@@ -78,12 +78,14 @@ def list_algorithms(
     family: Annotated[str | None, typer.Argument(help="Only this family.")] = None,
 ) -> None:
     """List the registered algorithms (and exact models) of each family."""
-    table = Table("family", "algorithm", "kind", "summary")
+    table = Table("family", "algorithm", "kind", "summary", "parameters (default)")
     for spec in api.families() if family is None else [api.family(family)]:
         for algo in api.algorithms(spec.name).values():
-            table.add_row(spec.name, algo.name, _kind_label(algo.kind, algo.relaxed), algo.summary)
+            params = "; ".join(f"{p.name}={p.default!r}: {p.help}" if p.help else f"{p.name}={p.default!r}"
+                               for p in algo.params)
+            table.add_row(spec.name, algo.name, _kind_label(algo.kind, algo.relaxed), algo.summary, params)
         for method in api.exact_methods(spec.name):
-            table.add_row(spec.name, method, "exact", f"exact model, `edgeopt solve --method {method}`")
+            table.add_row(spec.name, method, "exact", f"exact model, `edgeopt solve --method {method}`", "")
     out.print(table)
 
 
@@ -93,11 +95,17 @@ def run(
     instance: Annotated[Path, typer.Argument(help="Instance JSON file.")],
     output: OutFile = None,
     seed: Seed = 0,
+    param: Annotated[list[str] | None, typer.Option(
+        "--param", help="KEY=VALUE, repeatable; see `edgeopt algorithms FAMILY` for each algorithm's parameters.")] = None,
 ) -> None:
     """Run ALGORITHM on INSTANCE and print (or write) its result."""
     spec, inst = api.load(instance)
+    params = _parse_params(param or [])
+    from edgeopt.core import lookup
+
+    lookup(spec.name, algorithm).check_params(params)  # reject a bad key or value before running
     with _progress_status(f"running {spec.name}/{algorithm}"):
-        result = api.run(algorithm, inst, seed=seed)
+        result = api.run(algorithm, inst, seed=seed, **params)
     _emit(result, output)
 
 
@@ -193,6 +201,17 @@ def demo(
         _print_comparison(comparison)
 
 
+def _parse_params(items: list[str]) -> dict[str, str]:
+    """['k=5', 'alpha=on_tau'] -> {'k': '5', ...} (converted later against the declared parameters)."""
+    out: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise InputError("param", f"expected KEY=VALUE, got {item!r}")
+        out[key.strip()] = value.strip()
+    return out
+
+
 def _parse_seeds(text: str) -> list[int]:
     """'0-19' or '1,4,7' or '3' -> list of seeds."""
     try:
@@ -275,8 +294,10 @@ def _kind_label(kind: str, relaxed: bool) -> str:
 
 def _print_comparison(comparison: api.Comparison) -> None:
     table = Table(
-        "algorithm", "kind", "status", "objective", "ratio to " + comparison.reference_name, "valid", "runtime s",
-        caption=f"objective: {comparison.objective_name} (lower is better)",
+        "algorithm", "kind", "status", "objective", "ratio to " + comparison.reference_name, "rank", "valid",
+        "runtime s",
+        caption=f"objective: {comparison.objective_name} (lower is better); partial results (jobs rejected) "
+        "get no ratio and no rank",
     )
     for row in comparison.rows:
         table.add_row(
@@ -284,7 +305,8 @@ def _print_comparison(comparison: api.Comparison) -> None:
             _kind_label(row.kind, row.relaxed),
             row.status,
             _fmt(row.objective, 8),
-            _fmt(row.ratio, 5),
+            f"{row.rejected} rejected" if row.status == "partial" else _fmt(row.ratio, 5),
+            "-" if row.rank is None else str(row.rank),
             "yes" if row.valid else "NO",
             f"{row.runtime_s:.3f}",
         )

@@ -74,6 +74,7 @@ def evaluate_point(point: SweepPoint) -> list[dict[str, Any]]:
                 "objective": row.objective,
                 "bound": row.bound,
                 "ratio": row.ratio,
+                "rejected": row.rejected,
                 "reference": table.reference_name,
                 "valid": row.valid,
                 "runtime_s": row.runtime_s,

@@ -12,6 +12,7 @@ from edgeopt.core.errors import InputError
 from edgeopt.core.jsonio import sha256_of
 from edgeopt.core.result import Result, Status
 from edgeopt.core.validation import Violation
+from edgeopt.core.views import GanttBar, JobRow, UsageSeries
 
 
 @dataclasses.dataclass(frozen=True)
@@ -28,6 +29,9 @@ class FamilySpec:
         validate: ``validate(instance, schedule) -> list[Violation]`` (empty when valid).
         objective: ``objective(instance, schedule) -> float`` (the paper's, minimised).
         objective_name: what the objective is, for tables.
+        gantt: adapter ``gantt(instance, schedule) -> list[GanttBar]`` for the shared Gantt chart.
+        usage: adapter ``usage(instance, schedule) -> list[UsageSeries]`` for the utilisation plot.
+        job_rows: adapter ``job_rows(instance, schedule) -> list[JobRow]`` for `Result.to_frame`.
     """
 
     name: str
@@ -39,6 +43,9 @@ class FamilySpec:
     validate: Callable[[Any, Any], list[Violation]]
     objective: Callable[[Any, Any], float]
     objective_name: str
+    gantt: Callable[[Any, Any], list[GanttBar]] | None = None
+    usage: Callable[[Any, Any], list[UsageSeries]] | None = None
+    job_rows: Callable[[Any, Any], list[JobRow]] | None = None
 
     def parse_instance(self, data: Any) -> pydantic.BaseModel:
         return parse_model(self.instance_type, data, root="instance")
@@ -58,19 +65,21 @@ class FamilySpec:
     ) -> Result:
         """The `Result` of a heuristic or online algorithm.
 
-        Status is ``feasible`` when every job is scheduled, ``infeasible`` when
-        some were rejected (listed in ``extra["rejected"]``; the objective then
-        covers the scheduled jobs only and is not comparable with an optimum).
+        Status is ``feasible`` when every job is scheduled and ``partial`` when
+        some were rejected: they are listed in ``extra["rejected"]`` with their
+        count in ``extra["rejected_count"]``; the objective then covers the
+        scheduled jobs only and is never ranked or compared with an optimum.
         Algorithms never claim a bound.
         """
         extra = dict(extra or {})
         rejected = sorted(int(j) for j in rejected)
         if rejected:
             extra["rejected"] = rejected
+            extra["rejected_count"] = len(rejected)
         return Result(
             family=self.name,
             algorithm=algorithm,
-            status=Status.INFEASIBLE if rejected else Status.FEASIBLE,
+            status=Status.PARTIAL if rejected else Status.FEASIBLE,
             objective=float(self.objective(instance, schedule)),
             bound=None,
             runtime_s=runtime_s,

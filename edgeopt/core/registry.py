@@ -1,15 +1,28 @@
-"""One registry of algorithms per family.
+"""One registry of algorithms per family, with declared parameters.
 
 A family registers each of its algorithms (the paper's online algorithm and
 its baselines) with `register`. Every algorithm has one signature,
 ``fn(instance, *, seed: int = 0, **params) -> Result``, so the CLI, the
 conformance tests and the benchmarks treat them alike.
+
+Parameters are declared once, by the function's own keyword-only arguments:
+their annotation gives the type, their default the default, and the line
+``name: meaning`` under ``Args:`` in the docstring (or ``register(...,
+params={"name": "meaning"})``) the one-line meaning that ``edgeopt
+algorithms`` prints. `AlgorithmSpec.check_params` converts and checks the
+``key=value`` strings of ``edgeopt run --param``.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+import inspect
+import math
+import re
+import types
+import typing
+import warnings
+from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
 from edgeopt.core.errors import InputError
@@ -17,6 +30,66 @@ from edgeopt.core.result import Result
 
 Kind = Literal["online", "baseline", "offline"]
 AlgorithmFn = Callable[..., Result]
+
+
+@dataclasses.dataclass(frozen=True)
+class Param:
+    """A declared parameter of an algorithm.
+
+    Attributes:
+        name: keyword name.
+        type: ``int``, ``float``, ``bool`` or ``str`` (after removing ``| None``).
+        default: the default value (None allowed: "chosen by the algorithm").
+        help: one-line meaning.
+        choices: allowed values, for ``Literal[...]`` annotations.
+        optional: whether ``None`` is an accepted value.
+    """
+
+    name: str
+    type: type
+    default: Any
+    help: str = ""
+    choices: tuple[Any, ...] | None = None
+    optional: bool = False
+
+    def convert(self, value: Any, *, field: str | None = None) -> Any:
+        """``value`` (a string from the CLI or a Python value) as this parameter's type."""
+        field = field or f"param.{self.name}"
+        if value is None or (isinstance(value, str) and value.lower() in ("none", "null")):
+            if self.optional:
+                return None
+            raise InputError(field, "must not be none")
+        try:
+            if self.type is bool:
+                if isinstance(value, bool):
+                    out: Any = value
+                elif str(value).lower() in ("1", "true", "yes", "on"):
+                    out = True
+                elif str(value).lower() in ("0", "false", "no", "off"):
+                    out = False
+                else:
+                    raise ValueError(value)
+            elif self.type is int:
+                if isinstance(value, float) and not value.is_integer():
+                    raise ValueError(value)
+                out = int(value) if not isinstance(value, str) else int(value.strip())
+            elif self.type is float:
+                out = float(value)
+                if not math.isfinite(out):
+                    raise ValueError(value)
+            else:
+                out = self.type(value)
+        except (TypeError, ValueError):
+            raise InputError(field, f"must be a {self.type.__name__}, got {value!r}") from None
+        if self.choices is not None and out not in self.choices:
+            raise InputError(field, f"must be one of {list(self.choices)}, got {out!r}")
+        return out
+
+    def describe(self) -> dict[str, Any]:
+        d = {"name": self.name, "type": self.type.__name__, "default": self.default, "help": self.help}
+        if self.choices is not None:
+            d["choices"] = list(self.choices)
+        return d
 
 
 @dataclasses.dataclass(frozen=True)
@@ -36,6 +109,7 @@ class AlgorithmSpec:
             may then lie below the exact optimum, so no ">= optimum" check
             applies to it; its schedules are still validated (under the
             relaxation's own rules).
+        params: its declared parameters (from ``fn``'s keyword-only arguments).
     """
 
     family: str
@@ -45,12 +119,84 @@ class AlgorithmSpec:
     summary: str
     randomized: bool = False
     relaxed: bool = False
+    params: tuple[Param, ...] = ()
 
     def __call__(self, instance: Any, *, seed: int = 0, **params: Any) -> Result:
-        return self.fn(instance, seed=seed, **params)
+        return self.fn(instance, seed=seed, **self.check_params(params))
+
+    def param(self, name: str) -> Param:
+        for p in self.params:
+            if p.name == name:
+                return p
+        known = ", ".join(p.name for p in self.params) or "none"
+        raise InputError(f"param.{name}", f"{self.family}/{self.name} has no parameter {name!r} (known: {known})")
+
+    def check_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        """Convert and check ``params`` against the declared parameters (InputError naming the key)."""
+        return {k: self.param(k).convert(v) for k, v in params.items()}
+
+    def defaults(self) -> dict[str, Any]:
+        return {p.name: p.default for p in self.params}
 
 
 _REGISTRY: dict[str, dict[str, AlgorithmSpec]] = {}
+
+_ARGS_LINE = re.compile(r"^\s{2,}(\w+)(?:\s*\([^)]*\))?:\s*(.+)$")
+
+
+def _doc_args(fn: Callable[..., Any]) -> dict[str, str]:
+    """``{name: first line of meaning}`` from a Google-style ``Args:`` section."""
+    doc = inspect.getdoc(fn) or ""
+    out: dict[str, str] = {}
+    in_args = False
+    for line in doc.splitlines():
+        if line.strip() in ("Args:", "Parameters:"):
+            in_args = True
+            continue
+        if in_args:
+            if line and not line.startswith(" "):
+                in_args = False
+                continue
+            m = _ARGS_LINE.match("  " + line.lstrip()) if line.startswith("    ") and not line.startswith(
+                "     ") else None
+            if m:
+                out[m.group(1)] = m.group(2).strip()
+    return out
+
+
+def _base_type(annotation: Any) -> tuple[type, bool, tuple[Any, ...] | None]:
+    """(scalar type, accepts None, Literal choices) of an annotation."""
+    optional = False
+    args = typing.get_args(annotation)
+    origin = typing.get_origin(annotation)
+    if origin in (typing.Union, types.UnionType):
+        rest = [a for a in args if a is not type(None)]
+        optional = len(rest) < len(args)
+        annotation = rest[0] if len(rest) == 1 else str
+        origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin is Literal:
+        return type(args[0]), optional, tuple(args)
+    if annotation in (int, float, bool, str):
+        return annotation, optional, None
+    return str, optional, None
+
+
+def declared_params(fn: Callable[..., Any], help: Mapping[str, str] | None = None) -> tuple[Param, ...]:
+    """The parameters ``fn`` declares: its keyword-only arguments other than ``seed``."""
+    try:
+        hints = typing.get_type_hints(fn)
+    except (NameError, TypeError):  # unresolvable annotations fall back to the default's type
+        hints = {}
+    docs = {**_doc_args(fn), **(help or {})}
+    out = []
+    for p in inspect.signature(fn).parameters.values():
+        if p.kind != inspect.Parameter.KEYWORD_ONLY or p.name == "seed":
+            continue
+        default = None if p.default is inspect.Parameter.empty else p.default
+        ann = hints.get(p.name, type(default) if default is not None else str)
+        typ, optional, choices = _base_type(ann)
+        out.append(Param(p.name, typ, default, docs.get(p.name, ""), choices, optional or default is None))
+    return tuple(out)
 
 
 def register(
@@ -61,17 +207,41 @@ def register(
     summary: str,
     randomized: bool = False,
     relaxed: bool = False,
+    params: Mapping[str, str] | None = None,
 ) -> Callable[[AlgorithmFn], AlgorithmFn]:
-    """Decorator registering ``fn`` as algorithm ``name`` of ``family``."""
+    """Decorator registering ``fn`` as algorithm ``name`` of ``family``.
+
+    Registering a name again replaces the earlier algorithm with a warning,
+    so a notebook cell that defines an algorithm can be re-run.
+
+    Args:
+        family: the family's name.
+        name: the algorithm's name.
+        kind: ``online``, ``baseline`` or ``offline``.
+        summary: one line for ``edgeopt algorithms``.
+        randomized: whether the seed changes the output.
+        relaxed: whether it schedules a relaxation of the family's model.
+        params: one-line meanings of parameters, where the docstring has none.
+    """
 
     def deco(fn: AlgorithmFn) -> AlgorithmFn:
         table = _REGISTRY.setdefault(family, {})
-        if name in table and table[name].fn is not fn:
-            raise ValueError(f"algorithm {family}/{name} registered twice")
-        table[name] = AlgorithmSpec(family, name, kind, fn, summary, randomized, relaxed)
+        old = table.get(name)
+        same_source = old is not None and (old.fn.__module__, old.fn.__qualname__) == (
+            fn.__module__, fn.__qualname__)
+        if old is not None and old.fn is not fn and not same_source:
+            warnings.warn(f"algorithm {family}/{name} registered again: the new one replaces it", stacklevel=2)
+        table[name] = AlgorithmSpec(
+            family, name, kind, fn, summary, randomized, relaxed, declared_params(fn, params)
+        )
         return fn
 
     return deco
+
+
+def unregister(family: str, name: str) -> None:
+    """Remove an algorithm (for tests and notebooks)."""
+    _REGISTRY.get(family, {}).pop(name, None)
 
 
 def registered(family: str) -> dict[str, AlgorithmSpec]:

@@ -22,17 +22,27 @@ class Status(enum.StrEnum):
     """Outcome of a run.
 
     ``optimal``: an exact model proved optimality (bound == objective within
-    tolerance). ``feasible``: a valid schedule with no optimality claim (every
-    heuristic and online algorithm). ``time_limit``: a solver stopped at its
-    limit; ``objective`` is the incumbent (or None) and ``bound`` the best
-    bound. ``infeasible``: no valid schedule exists (or, for an algorithm,
-    some jobs can never fit: they are listed in ``extra["rejected"]``).
+    tolerance). ``feasible``: a valid schedule of every job with no optimality
+    claim (every heuristic and online algorithm that kept all jobs).
+    ``time_limit``: a solver stopped at its limit; ``objective`` is the
+    incumbent (or None) and ``bound`` the best bound. ``partial``: a valid
+    schedule of some jobs; the others were given up on and are listed in
+    ``extra["rejected"]`` (count in ``extra["rejected_count"]``). Its objective
+    covers fewer jobs, so a partial result is never ranked or given a ratio
+    next to complete ones. ``infeasible``: no schedule of all jobs exists,
+    proven by an exact model or by a stated reason in ``extra["reason"]``.
     """
 
     OPTIMAL = "optimal"
     FEASIBLE = "feasible"
     TIME_LIMIT = "time_limit"
+    PARTIAL = "partial"
     INFEASIBLE = "infeasible"
+
+    @property
+    def complete(self) -> bool:
+        """Whether a result of this status covers every job (so it may be ranked and given a ratio)."""
+        return self in (Status.OPTIMAL, Status.FEASIBLE, Status.TIME_LIMIT)
 
 
 @dataclasses.dataclass
@@ -66,6 +76,16 @@ class Result:
         self.status = Status(self.status)
         if self.runtime_s < 0:
             raise ValueError(f"runtime_s must be >= 0, got {self.runtime_s}")
+
+    @property
+    def rejected(self) -> list[int]:
+        """Ids of the jobs this result gave up on (empty unless ``partial``)."""
+        return [int(j) for j in self.extra.get("rejected", [])]
+
+    @property
+    def comparable(self) -> bool:
+        """Whether this result may be ranked and given a ratio: a complete schedule with an objective."""
+        return self.status.complete and self.objective is not None
 
     @property
     def gap(self) -> float | None:

@@ -173,6 +173,6 @@ def test_never_fitting_jobs_are_reported(name):
                     jobs=[dict(id=0, worker_type=0, **base), dict(id=1, worker_type=1, **base),
                           dict(id=2, worker_type=0, **{**base, "epochs": 100})])
     res, sched = _run(name, inst)
-    assert res.status == Status.INFEASIBLE
+    assert res.status == Status.PARTIAL
     assert res.extra["rejected"] == [1, 2] == sched.rejected
     assert [r.job for r in sched.jobs] == [0]

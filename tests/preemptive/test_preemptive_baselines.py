@@ -64,7 +64,7 @@ def test_storage_capacity_of_sec_vi_is_respected(name):
     for seed in range(10):
         inst = generate("small", seed=seed, storage=True)
         res = algo(inst, seed=seed)
-        if name == "online_edge" and res.status == Status.INFEASIBLE:
+        if name == "online_edge" and res.status == Status.PARTIAL:
             # without the cloud a job that finds every edge storage full is rejected, never overfilled
             assert not FAMILY.check_result(inst, res)
         else:

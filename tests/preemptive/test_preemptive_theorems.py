@@ -113,12 +113,10 @@ def test_lemma1_f_is_below_jct_for_every_feasible_schedule():
         inst = generate("small", seed=seed, jobs=4, servers=2)
         results = [METHODS["cpsat"](inst, time_limit=30)]
         for algo in registered("preemptive").values():
-            for speed in (1.0, 1.5, 2.0):
-                try:
-                    results.append(algo(inst, seed=0, speed=speed))
-                except TypeError:  # algorithm without a speed parameter
-                    if speed == 1.0:
-                        results.append(algo(inst, seed=0))
+            if "speed" in algo.defaults():  # a declared speed parameter (resource augmentation)
+                results.extend(algo(inst, seed=0, speed=speed) for speed in (1.0, 1.5, 2.0))
+            else:
+                results.append(algo(inst, seed=0))
         for res in results:
             if res.schedule is None:
                 continue

@@ -1,0 +1,93 @@
+"""Limits that hold for a whole call: a deadline covering model building, and a model-size guard.
+
+`Deadline` is started when a solve is asked for; model builders call
+`Deadline.check` in their loops and pass `Deadline.remaining` to the solver,
+so ``time_limit`` bounds build + solve, not the solve alone. A builder that
+runs out of time raises `BuildTimeLimit`, which the solve path turns into a
+``time_limit`` result with no incumbent.
+
+`ModelSize` is a family's estimate of a model before it is built. The solve
+path compares it with a budget (`DEFAULT_MAX_NONZEROS`, raised with
+``--max-model-size``) and refuses at once, with an `InputError` that gives
+the size and what to do, instead of building a model that cannot fit.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+
+from edgeopt.core.errors import InputError
+
+#: Default budget on a model's estimated nonzeros (about 2-3 GB through Pyomo on
+#: these machines, see the measurements in docs/ARCHITECTURE.md).
+DEFAULT_MAX_NONZEROS = 2_000_000
+
+
+class BuildTimeLimit(Exception):
+    """The deadline passed while a model was being built."""
+
+
+class Deadline:
+    """A wall-clock deadline ``time_limit`` seconds from now (monotonic clock)."""
+
+    def __init__(self, time_limit: float) -> None:
+        if not (time_limit > 0 and math.isfinite(time_limit)):
+            raise InputError("time_limit", f"must be a finite number > 0, got {time_limit}")
+        self.time_limit = float(time_limit)
+        self.start = time.perf_counter()
+
+    def elapsed(self) -> float:
+        return max(0.0, time.perf_counter() - self.start)
+
+    def remaining(self, *, floor: float = 0.05) -> float:
+        """Seconds left (at least ``floor``, so a solver asked for 0 s still returns at once)."""
+        return max(floor, self.time_limit - self.elapsed())
+
+    def expired(self) -> bool:
+        return self.elapsed() >= self.time_limit
+
+    def check(self, what: str = "model building") -> None:
+        """Raise `BuildTimeLimit` if the deadline has passed."""
+        if self.expired():
+            raise BuildTimeLimit(f"time limit of {self.time_limit:g} s reached during {what}")
+
+
+@dataclasses.dataclass(frozen=True)
+class ModelSize:
+    """A model's size, estimated before it is built.
+
+    Attributes:
+        variables: decision variables.
+        constraints: rows (or CP-SAT constraints).
+        nonzeros: matrix nonzeros (or CP-SAT literals in constraints).
+        note: what dominates, for the refusal message.
+    """
+
+    variables: int
+    constraints: int
+    nonzeros: int
+    note: str = ""
+
+    @property
+    def memory_gb(self) -> float:
+        """A rough memory estimate: about 1.5 kB per nonzero through Pyomo (measured, SOLVERS facts)."""
+        return self.nonzeros * 1.5e-6
+
+    def describe(self) -> str:
+        return (f"{self.variables:,} variables, {self.constraints:,} constraints, {self.nonzeros:,} nonzeros "
+                f"(about {self.memory_gb:.1f} GB)")
+
+
+def guard_size(size: ModelSize, *, method: str, max_nonzeros: int | None) -> None:
+    """Refuse a model above the budget, before it is built (InputError -> exit 2)."""
+    budget = DEFAULT_MAX_NONZEROS if max_nonzeros is None else int(max_nonzeros)
+    if size.nonzeros > budget:
+        hint = f"; {size.note}" if size.note else ""
+        raise InputError(
+            "instance",
+            f"the {method} model would have {size.describe()}, above the budget of {budget:,} nonzeros{hint}: "
+            "use a smaller instance, the other method, a bound from `formulations`, "
+            "or raise the budget with --max-model-size",
+        )
