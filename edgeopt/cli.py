@@ -213,18 +213,10 @@ def _parse_params(items: list[str]) -> dict[str, str]:
 
 
 def _parse_seeds(text: str) -> list[int]:
-    """'0-19' or '1,4,7' or '3' -> list of seeds."""
-    try:
-        if "-" in text:
-            lo, hi = (int(x) for x in text.split("-", 1))
-            seeds = list(range(lo, hi + 1))
-        else:
-            seeds = [int(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        raise InputError("seeds", f"expected 'A-B' or 'a,b,c', got {text!r}") from None
-    if not seeds or min(seeds) < 0:
-        raise InputError("seeds", f"expected non-negative seeds, got {text!r}")
-    return seeds
+    """'0-19' or '1,4,7' or '3' -> list of seeds (one rule for the CLI and the benchmarks)."""
+    from edgeopt.bench import parse_seeds
+
+    return parse_seeds(text)
 
 
 @app.command()

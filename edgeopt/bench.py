@@ -1,0 +1,50 @@
+"""What every benchmark script shares: one flag style and a rule for where results go.
+
+Every script under ``benchmarks/`` builds its parser with `benchmark_parser`, so
+``--seeds 0-19`` (or ``1,4,7``) means the same everywhere, as in the CLI, and
+``--out DIR`` says where its JSON and PNG go. Without ``--out`` results go to
+``benchmarks/out/`` (ignored by git), so a run never overwrites the tracked
+files in ``benchmarks/results/`` unless asked: ``--out benchmarks/results``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from edgeopt.core.errors import InputError
+
+#: Default output folder (git-ignored); the tracked results live in benchmarks/results/.
+DEFAULT_OUT = Path("benchmarks/out")
+
+
+def parse_seeds(text: str) -> list[int]:
+    """``'0-19'``, ``'1,4,7'`` or ``'3'`` -> list of non-negative seeds (InputError naming ``seeds``)."""
+    try:
+        if "-" in text:
+            lo, hi = (int(x) for x in text.split("-", 1))
+            seeds = list(range(lo, hi + 1))
+        else:
+            seeds = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise InputError("seeds", f"expected 'A-B' or 'a,b,c', got {text!r}") from None
+    if not seeds or min(seeds) < 0:
+        raise InputError("seeds", f"expected non-negative seeds, got {text!r}")
+    return seeds
+
+
+def benchmark_parser(description: str, *, seeds: str = "0-19") -> argparse.ArgumentParser:
+    """An argument parser with the shared ``--seeds`` and ``--out`` flags."""
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("--seeds", type=parse_seeds, default=parse_seeds(seeds),
+                    help=f"seeds, 'A-B' or 'a,b,c' (default {seeds})")
+    ap.add_argument("--out", type=Path, default=DEFAULT_OUT,
+                    help=f"folder for the JSON/PNG results (default {DEFAULT_OUT}; "
+                         "the tracked results are rewritten only with --out benchmarks/results)")
+    return ap
+
+
+def result_path(out: Path, name: str) -> Path:
+    """``out/name``, creating ``out``."""
+    out.mkdir(parents=True, exist_ok=True)
+    return out / name
