@@ -5,17 +5,33 @@
 >>> res = api.run("online", inst)                           # doctest: +SKIP
 >>> opt = api.solve(inst, method="milp", time_limit=10)     # doctest: +SKIP
 >>> res.objective / opt.objective                           # doctest: +SKIP
+>>> res.to_frame(inst)                                      # doctest: +SKIP
+>>> api.plot_schedule(inst, res)                            # doctest: +SKIP
 """
 
 from __future__ import annotations
 
 import dataclasses
+import difflib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from edgeopt import families as _families
-from edgeopt.core import AlgorithmSpec, FamilySpec, InputError, Result, Status, Violation, lookup
+from edgeopt.core import AlgorithmSpec, FamilySpec, InputError, Result, Status, Violation, jsonio, lookup
+
+
+def did_you_mean(value: str, known: Sequence[str]) -> str:
+    """`` (did you mean 'x'?)`` for the closest known name, or ``""`` when none is close."""
+    close = difflib.get_close_matches(value, list(known), n=1, cutoff=0.5)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def check_choice(field: str, value: str, known: Sequence[str], what: str) -> None:
+    """InputError naming ``field`` when ``value`` is not in ``known``, with the choices and a suggestion."""
+    if value not in known:
+        raise InputError(field, f"unknown {what} {value!r}{did_you_mean(value, known)} "
+                                f"(known: {', '.join(known) or 'none'})")
 
 
 def families() -> list[FamilySpec]:
@@ -58,8 +74,7 @@ def generate(
     """A seeded instance of family ``name`` (preset defaults to the family's first, ``small``)."""
     spec = family(name)
     preset = preset or spec.presets[0]
-    if preset not in spec.presets:
-        raise InputError("preset", f"unknown preset {preset!r} for {name} (known: {', '.join(spec.presets)})")
+    check_choice("preset", preset, list(spec.presets), f"{name} preset")
     for field, value in (("jobs", jobs), ("servers", servers), ("horizon", horizon)):
         if value is not None and value < 1:
             raise InputError(field, f"must be >= 1, got {value}")
@@ -68,24 +83,123 @@ def generate(
     return spec.generate(preset, seed=seed, jobs=jobs, servers=servers, horizon=horizon)
 
 
-def load(path: str | Path) -> tuple[FamilySpec, Any]:
-    """Read and validate an instance file; returns its family and the instance."""
-    return _families.load_instance(str(path))
+def load(path: str | Path) -> Any:
+    """Read and validate an instance file (``.json`` or ``.json.gz``); returns the instance.
+
+    Its family is ``instance.family`` (`family_of` gives the `FamilySpec`).
+    """
+    return _families.load_instance(str(path))[1]
+
+
+def load_result(path: str | Path) -> Result:
+    """Read a result file (``.json`` or ``.json.gz``) written by `save` or ``edgeopt run -o``."""
+    return Result.load(str(path))
+
+
+def save(obj: Any, path: str | Path) -> None:
+    """Write an instance, a `Result` or a `Comparison` as JSON, atomically.
+
+    Results are written compact (no indentation: paper-size schedules are
+    large); instances and comparisons indented, to be read by people. A path
+    ending in ``.gz`` is gzip-compressed.
+    """
+    if isinstance(obj, Result):
+        obj.save(str(path))
+    elif isinstance(obj, Comparison):
+        jsonio.write_json(path, obj.to_dict())
+    elif hasattr(obj, "model_dump") and isinstance(getattr(obj, "family", None), str):
+        jsonio.write_json(path, obj.model_dump(mode="json"))
+    else:
+        raise InputError("obj", f"cannot save a {type(obj).__name__} (an instance, Result or Comparison)")
+
+
+def result_schema(family_name: str | None = None) -> dict[str, Any]:
+    """JSON Schema of result files; with ``family_name`` its ``schedule`` is that family's schedule schema."""
+    import pydantic
+
+    schema = pydantic.TypeAdapter(Result).json_schema()
+    schema["title"] = "edgeopt result"
+    schema["description"] = (Result.__doc__ or "").strip().splitlines()[0]
+    props = schema.get("properties", {})
+    if "status" in props:
+        props["status"] = {"title": "Status", "enum": [s.value for s in Status], "type": "string"}
+    if family_name is not None:
+        sched = family(family_name).schedule_type.model_json_schema()
+        defs = sched.pop("$defs", {})
+        schema.setdefault("$defs", {}).update(defs)
+        props["schedule"] = {"anyOf": [sched, {"type": "null"}], "title": f"{family_name} schedule"}
+        schema["title"] = f"edgeopt {family_name} result"
+    return schema
+
+
+def check_algorithm(name: str, algorithm: str) -> AlgorithmSpec:
+    """The registered algorithm ``algorithm`` of family ``name`` (InputError with a suggestion if unknown)."""
+    table = algorithms(name)
+    check_choice("algorithm", algorithm, sorted(table), f"{name} algorithm")
+    return table[algorithm]
 
 
 def run(algorithm: str, instance: Any, *, seed: int = 0, **params: Any) -> Result:
     """Run a registered algorithm of the instance's family."""
     spec = family_of(instance)
+    check_algorithm(spec.name, algorithm)
     return lookup(spec.name, algorithm)(instance, seed=seed, **params)
+
+
+def plot_schedule(instance: Any, result: Result, ax: Any = None, *, title: str | None = None) -> Any:
+    """Gantt chart of ``result``'s schedule: one row per server (or site), bars coloured by job.
+
+    Args:
+        instance: the instance the result schedules.
+        result: any algorithm's or exact model's result with a schedule.
+        ax: a matplotlib Axes to draw on (a new figure when None).
+        title: defaults to family, algorithm, status and objective.
+
+    Returns:
+        The matplotlib Axes.
+    """
+    from edgeopt import viz
+
+    spec, schedule = _schedule_of(instance, result)
+    if spec.gantt is None:
+        raise InputError("family", f"family {spec.name!r} has no gantt adapter (FamilySpec.gantt)")
+    if title is None:
+        title = f"{spec.name} / {result.algorithm}: {result.status.value}, objective {_short(result.objective)}"
+        if result.rejected:
+            title += f", {len(result.rejected)} rejected"
+    return viz.plot_gantt(spec.gantt(instance, schedule), ax=ax, title=title, horizon=instance.horizon)
+
+
+def plot_utilisation(instance: Any, result: Result, fig: Any = None, *, title: str | None = None) -> Any:
+    """Used capacity over time per resource of ``result``'s schedule; returns the matplotlib Figure."""
+    from edgeopt import viz
+
+    spec, schedule = _schedule_of(instance, result)
+    if spec.usage is None:
+        raise InputError("family", f"family {spec.name!r} has no usage adapter (FamilySpec.usage)")
+    if title is None:
+        title = f"{spec.name} / {result.algorithm}: capacity in use"
+    return viz.plot_usage(spec.usage(instance, schedule), fig=fig, title=title)
+
+
+def _schedule_of(instance: Any, result: Result) -> tuple[FamilySpec, Any]:
+    spec = family_of(instance)
+    if result.family != spec.name:
+        raise InputError("result.family", f"result of family {result.family!r}, instance of {spec.name!r}")
+    if result.schedule is None:
+        raise InputError("result.schedule", f"{result.algorithm} returned no schedule ({result.status.value})")
+    return spec, spec.parse_schedule(result.schedule)
+
+
+def _short(x: float | None) -> str:
+    return "-" if x is None else f"{x:.6g}"
 
 
 def solve(instance: Any, *, method: str = "milp", time_limit: float = 60.0, **options: Any) -> Result:
     """Solve an instance with one of its family's exact models."""
     spec = family_of(instance)
     methods = exact_methods(spec.name)
-    if method not in methods:
-        known = ", ".join(sorted(methods)) or "none yet"
-        raise InputError("method", f"unknown exact method {method!r} for {spec.name} (known: {known})")
+    check_choice("method", method, sorted(methods), f"{spec.name} exact method")
     if time_limit <= 0:
         raise InputError("time_limit", f"must be > 0, got {time_limit}")
     return methods[method](instance, time_limit=time_limit, **options)
@@ -131,24 +245,27 @@ class Comparison:
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
-    def plot(self, path: str | Path) -> None:
-        """Bar chart of the objectives (the reference as a dashed line)."""
-        import matplotlib
+    def plot(self, path: str | Path | None = None, *, ax: Any = None) -> Any:
+        """Bar chart of the objectives (`edgeopt.viz.plot_comparison`); returns the matplotlib Axes.
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        With ``path`` the chart is also written there (PNG, SVG or PDF by extension)
+        and its figure closed. The matplotlib backend is never switched.
+        """
+        from edgeopt import viz
 
-        rows = [r for r in self.rows if r.objective is not None]
-        fig, ax = plt.subplots(figsize=(max(4.0, 0.9 * len(rows) + 1), 3.2))
-        ax.bar([r.algorithm for r in rows], [r.objective for r in rows], color="#4c72b0")
-        if self.reference is not None:
-            ax.axhline(self.reference, ls="--", color="k", lw=1, label=self.reference_name)
-            ax.legend()
-        ax.set_ylabel(self.objective_name)
-        ax.set_title(f"{self.family}: objective per algorithm (lower is better)")
-        fig.tight_layout()
-        fig.savefig(path)
-        plt.close(fig)
+        ax = viz.plot_comparison(self, ax=ax)
+        if path is not None:
+            import matplotlib.pyplot as plt
+
+            ax.figure.savefig(path, dpi=150)
+            plt.close(ax.figure)
+        return ax
+
+    def to_frame(self) -> Any:
+        """One row per algorithm as a pandas DataFrame (see `edgeopt.frames.comparison_frame`)."""
+        from edgeopt.frames import comparison_frame
+
+        return comparison_frame(self)
 
 
 def _row(spec: FamilySpec, instance: Any, result: Result, kind: str, relaxed: bool = False) -> Row:
@@ -202,6 +319,13 @@ def compare(
     spec = family_of(instance)
     table = algorithms(spec.name)
     names = list(table) if names is None else list(names)
+    # Reject a typo before running anything: a long comparison must not fail at its end.
+    for name in names:
+        check_algorithm(spec.name, name)
+    if optimal:
+        check_choice("method", method, sorted(exact_methods(spec.name)), f"{spec.name} exact method")
+        if time_limit <= 0:
+            raise InputError("time_limit", f"must be > 0, got {time_limit}")
     rows: list[Row] = []
     for name in names:
         if on_step:

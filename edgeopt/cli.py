@@ -20,6 +20,17 @@ from edgeopt import api
 from edgeopt.core import InputError, Result
 from edgeopt.core.jsonio import dumps, write_json
 
+
+def _preset_help() -> str:
+    """The presets of every implemented family, for --help (families import in well under a second)."""
+    listing = "; ".join(f"{s.name}: {', '.join(s.presets)}" for s in api.families())
+    return f"Generator preset; the family's first is the default ({listing})."
+
+
+PRESET_HELP = _preset_help()
+METHOD_HELP = ("Exact model: milp (Pyomo + HiGHS) or cpsat (OR-Tools CP-SAT); `edgeopt algorithms FAMILY` "
+               "lists a family's exact models.")
+
 app = typer.Typer(
     name="edgeopt",
     help="Schedule distributed ML training jobs on edge-cloud networks and ML clusters.",
@@ -44,10 +55,36 @@ def _progress_status(message: str) -> Any:
 
 
 def _progress() -> Any:
-    """A progress bar on stderr (disabled when stderr is not a terminal, so logs stay clean)."""
-    from rich.progress import Progress
+    """A progress bar with counts (done / total) on stderr; disabled when stderr is not a terminal."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    return Progress(console=err, transient=True, disable=not err.is_terminal)
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                    console=err, transient=True, disable=not err.is_terminal)
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            v = version("edgeopt")
+        except PackageNotFoundError:  # run from a source tree that was never installed
+            from edgeopt import __version__ as v
+        sys.stdout.write(f"edgeopt {v}\n")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: Annotated[bool, typer.Option("--version", help="Print the version and exit.", callback=_version,
+                                          is_eager=True)] = False,
+) -> None:
+    """Schedule distributed ML training jobs on edge-cloud networks and ML clusters."""
+
+
+def _print_json(obj: Any) -> None:
+    """Machine-readable output on stdout (one JSON document)."""
+    sys.stdout.write(dumps(obj))
 
 
 def _fmt(x: float | None, digits: int = 6) -> str:
@@ -60,7 +97,7 @@ def _fmt(x: float | None, digits: int = 6) -> str:
 def generate(
     family: Annotated[str, typer.Argument(help="Problem family, e.g. hetero.")],
     output: Annotated[Path, typer.Option("-o", "--output", help="Instance file to write.")],
-    preset: Annotated[str | None, typer.Option(help="Generator preset (small, paper, ...).")] = None,
+    preset: Annotated[str | None, typer.Option(help=PRESET_HELP)] = None,
     jobs: Annotated[int | None, typer.Option(help="Number of jobs (overrides the preset).")] = None,
     servers: Annotated[int | None, typer.Option(help="Number of servers (overrides the preset).")] = None,
     horizon: Annotated[int | None, typer.Option(help="Number of slots T (overrides the preset).")] = None,
@@ -76,10 +113,21 @@ def generate(
 @app.command("algorithms")
 def list_algorithms(
     family: Annotated[str | None, typer.Argument(help="Only this family.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout instead of a table.")] = False,
 ) -> None:
     """List the registered algorithms (and exact models) of each family."""
+    specs = api.families() if family is None else [api.family(family)]
+    if as_json:
+        _print_json([
+            {"family": spec.name, "algorithm": algo.name, "kind": algo.kind, "relaxed": algo.relaxed,
+             "randomized": algo.randomized, "summary": algo.summary, "params": [p.describe() for p in algo.params]}
+            for spec in specs for algo in api.algorithms(spec.name).values()
+        ] + [{"family": spec.name, "algorithm": m, "kind": "exact", "relaxed": False, "randomized": False,
+              "summary": f"exact model, `edgeopt solve --method {m}`", "params": []}
+             for spec in specs for m in api.exact_methods(spec.name)])
+        return
     table = Table("family", "algorithm", "kind", "summary", "parameters (default)")
-    for spec in api.families() if family is None else [api.family(family)]:
+    for spec in specs:
         for algo in api.algorithms(spec.name).values():
             params = "; ".join(f"{p.name}={p.default!r}: {p.help}" if p.help else f"{p.name}={p.default!r}"
                                for p in algo.params)
@@ -99,7 +147,8 @@ def run(
         "--param", help="KEY=VALUE, repeatable; see `edgeopt algorithms FAMILY` for each algorithm's parameters.")] = None,
 ) -> None:
     """Run ALGORITHM on INSTANCE and print (or write) its result."""
-    spec, inst = api.load(instance)
+    inst = api.load(instance)
+    spec = api.family_of(inst)
     params = _parse_params(param or [])
     from edgeopt.core import lookup
 
@@ -112,12 +161,13 @@ def run(
 @app.command()
 def solve(
     instance: Annotated[Path, typer.Argument(help="Instance JSON file.")],
-    method: Annotated[str, typer.Option(help="Exact model: milp (Pyomo + HiGHS) or cpsat.")] = "milp",
+    method: Annotated[str, typer.Option(help=METHOD_HELP)] = "milp",
     time_limit: Annotated[float, typer.Option("--time-limit", help="Seconds.")] = 60.0,
     output: OutFile = None,
 ) -> None:
     """Solve INSTANCE exactly (optimal, or incumbent + bound at the time limit)."""
-    spec, inst = api.load(instance)
+    inst = api.load(instance)
+    spec = api.family_of(inst)
     with _progress_status(f"solving {spec.name} with {method} (limit {time_limit:g} s)"):
         result = api.solve(inst, method=method, time_limit=time_limit)
     _emit(result, output)
@@ -127,11 +177,21 @@ def solve(
 def validate(
     instance: Annotated[Path, typer.Argument(help="Instance JSON file.")],
     result: Annotated[Path, typer.Argument(help="Result JSON file.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout instead of text.")] = False,
 ) -> None:
     """Check RESULT against INSTANCE: exit 0 if valid, 1 with the violations listed."""
-    spec, inst = api.load(instance)
+    inst = api.load(instance)
+    spec = api.family_of(inst)
     res = Result.load(str(result))
     violations = spec.check_result(inst, res)
+    if as_json:
+        _print_json({"valid": not violations, "family": res.family, "algorithm": res.algorithm,
+                     "status": res.status.value, "objective": res.objective,
+                     "violations": [{"equation": v.equation, "message": v.message, "job": v.job}
+                                    for v in violations]})
+        if violations:
+            raise typer.Exit(1)
+        return
     if not violations:
         out.print(f"valid: {res.family}/{res.algorithm}, objective {_fmt(res.objective)}")
         return
@@ -146,21 +206,29 @@ def compare(
     instance: Annotated[Path, typer.Argument(help="Instance JSON file.")],
     algorithms: Annotated[str, typer.Option(help="'all' or a comma-separated list.")] = "all",
     optimal: Annotated[bool, typer.Option("--optimal", help="Also solve exactly and report ratios.")] = False,
-    method: Annotated[str, typer.Option(help="Exact model used with --optimal.")] = "milp",
+    method: Annotated[str, typer.Option(help="Exact model used with --optimal. " + METHOD_HELP)] = "milp",
     time_limit: Annotated[float, typer.Option("--time-limit", help="Seconds for the exact model.")] = 60.0,
     seed: Seed = 0,
-    json_file: Annotated[Path | None, typer.Option("--json", help="Write the comparison as JSON.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the comparison as JSON on stdout.")] = False,
+    output: Annotated[Path | None, typer.Option("-o", "--output", help="Write the comparison as JSON here.")] = None,
     plot: Annotated[Path | None, typer.Option(help="Write a bar chart (PNG/PDF/SVG).")] = None,
 ) -> None:
     """Run several algorithms on INSTANCE, validate each, and tabulate their objectives."""
-    _, inst = api.load(instance)
-    names = None if algorithms == "all" else [a.strip() for a in algorithms.split(",") if a.strip()]
+    inst = api.load(instance)
+    spec = api.family_of(inst)
+    names = list(api.algorithms(spec.name)) if algorithms == "all" else [
+        a.strip() for a in algorithms.split(",") if a.strip()]
+    for name in names:  # a typo fails now, not after the others ran
+        api.check_algorithm(spec.name, name)
+    total = len(names) + (1 if optimal else 0)
     with _progress() as progress:
-        task = progress.add_task("comparing", total=None)
+        task = progress.add_task("comparing", total=total)
+        started = [0]
 
         def tick(label: str) -> None:
-            progress.update(task, description=label)
-            progress.advance(task)
+            # Called as each step starts: the steps before it are done.
+            progress.update(task, description=f"running {label}", completed=started[0])
+            started[0] += 1
 
         comparison = api.compare(
             inst,
@@ -171,17 +239,67 @@ def compare(
             seed=seed,
             on_step=tick,
         )
-    _print_comparison(comparison)
-    if json_file is not None:
-        write_json(json_file, comparison.to_dict())
+        progress.update(task, completed=total)
+    if as_json:
+        _print_json(comparison.to_dict())
+    else:
+        _print_comparison(comparison)
+    if output is not None:
+        write_json(output, comparison.to_dict())
     if plot is not None:
         comparison.plot(plot)
 
 
 @app.command()
-def schema(family: Annotated[str, typer.Argument(help="Problem family.")]) -> None:
-    """Print the JSON Schema of FAMILY's instance files."""
-    sys.stdout.write(dumps(api.family(family).instance_type.model_json_schema()))
+def schema(
+    what: Annotated[str, typer.Argument(help="A family (its instance schema), or 'result'.")],
+    family: Annotated[str | None, typer.Option(
+        help="With 'result': describe this family's schedule inside the result.")] = None,
+) -> None:
+    """Print the JSON Schema of a family's instance files, or of result files (`schema result`)."""
+    if what == "result":
+        sys.stdout.write(dumps(api.result_schema(family)))
+        return
+    sys.stdout.write(dumps(api.family(what).instance_type.model_json_schema()))
+
+
+def _load_pair(instance: Path, result: Path) -> tuple[Any, Result]:
+    inst = api.load(instance)
+    res = api.load_result(result)
+    return inst, res
+
+
+def _save_figure(fig: Any, output: Path) -> None:
+    import matplotlib.pyplot as plt
+
+    if output.suffix.lower() not in (".png", ".svg", ".pdf"):
+        raise InputError("output", f"expected a .png, .svg or .pdf file, got {output.name!r}")
+    output.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(output, dpi=150)
+    plt.close(fig)
+    err.print(f"wrote {output}")
+
+
+@app.command("plot-schedule")
+def plot_schedule(
+    instance: Annotated[Path, typer.Argument(help="Instance JSON file.")],
+    result: Annotated[Path, typer.Argument(help="Result JSON file (from `edgeopt run/solve -o`).")],
+    output: Annotated[Path, typer.Option("-o", "--output", help="Image to write: .png, .svg or .pdf.")],
+) -> None:
+    """Draw RESULT's schedule as a Gantt chart: one row per server (or site), bars coloured by job."""
+    inst, res = _load_pair(instance, result)
+    _save_figure(api.plot_schedule(inst, res).figure, output)
+
+
+@app.command("plot-utilisation")
+def plot_utilisation(
+    instance: Annotated[Path, typer.Argument(help="Instance JSON file.")],
+    result: Annotated[Path, typer.Argument(help="Result JSON file (from `edgeopt run/solve -o`).")],
+    output: Annotated[Path, typer.Option("-o", "--output", help="Image to write: .png, .svg or .pdf.")],
+) -> None:
+    """Draw the capacity RESULT's schedule uses over time, per resource."""
+    inst, res = _load_pair(instance, result)
+    _save_figure(api.plot_utilisation(inst, res), output)
 
 
 @app.command()
@@ -223,13 +341,13 @@ def _parse_seeds(text: str) -> list[int]:
 def sweep(
     family: Annotated[str, typer.Argument(help="Problem family.")],
     seeds: Annotated[str, typer.Option(help="Seeds: 'A-B' or 'a,b,c'.")] = "0-9",
-    preset: Annotated[str | None, typer.Option(help="Generator preset.")] = None,
+    preset: Annotated[str | None, typer.Option(help=PRESET_HELP)] = None,
     jobs: Annotated[str | None, typer.Option(help="Job counts, comma-separated (one sweep axis).")] = None,
     servers: Annotated[int | None, typer.Option(help="Number of servers.")] = None,
     horizon: Annotated[int | None, typer.Option(help="Number of slots.")] = None,
     algorithms: Annotated[str, typer.Option(help="'all' or a comma-separated list.")] = "all",
     optimal: Annotated[bool, typer.Option("--optimal", help="Solve each instance exactly too.")] = False,
-    method: Annotated[str, typer.Option(help="Exact model used with --optimal.")] = "milp",
+    method: Annotated[str, typer.Option(help="Exact model used with --optimal. " + METHOD_HELP)] = "milp",
     time_limit: Annotated[float, typer.Option("--time-limit", help="Seconds per exact solve.")] = 60.0,
     address: Annotated[str | None, typer.Option(help="Dask scheduler address (default: a LocalCluster).")] = None,
     workers: Annotated[int, typer.Option(help="LocalCluster worker processes.")] = 2,

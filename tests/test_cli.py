@@ -122,7 +122,7 @@ def test_compare_writes_json_and_plot(tmp_path, capsys):
     inst = tmp_path / "i.json"
     cli("generate", family, "--seed", "1", "-o", inst)
     js, png = tmp_path / "c.json", tmp_path / "c.png"
-    assert cli("compare", inst, "--json", js, "--plot", png) == 0
+    assert cli("compare", inst, "-o", js, "--plot", png) == 0
     table = json.loads(js.read_text())
     assert {r["algorithm"] for r in table["rows"]} == set(api.algorithms(family))
     assert all(r["valid"] for r in table["rows"])

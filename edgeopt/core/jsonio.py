@@ -1,7 +1,11 @@
-"""Canonical JSON: hashing, byte-identical output and all-or-nothing writes."""
+"""Canonical JSON: hashing, byte-identical output and all-or-nothing writes.
+
+A path ending in ``.gz`` is written and read gzip-compressed (e.g. ``result.json.gz``).
+"""
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import math
@@ -49,15 +53,23 @@ def sha256_of(obj: Any) -> str:
     return hashlib.sha256(dumps(obj, indent=None).encode()).hexdigest()
 
 
-def write_json(path: str | os.PathLike[str], obj: Any) -> None:
-    """Write ``obj`` as canonical JSON atomically: the file is whole or absent."""
-    text = dumps(obj)
+def write_json(path: str | os.PathLike[str], obj: Any, *, indent: int | None = 2) -> None:
+    """Write ``obj`` as canonical JSON atomically: the file is whole or absent.
+
+    ``indent=None`` writes compact JSON (results: no whitespace); a path ending
+    in ``.gz`` is gzip-compressed (with a fixed mtime, so equal data give equal bytes).
+    """
+    text = dumps(obj, indent=indent)
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
+        if target.suffix == ".gz":
+            with os.fdopen(fd, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as fh:
+                fh.write(text.encode())
+        else:
+            with os.fdopen(fd, "w") as fh:
+                fh.write(text)
         # mkstemp creates the file 0600; give it the mode a plain open() would.
         umask = os.umask(0)
         os.umask(umask)
@@ -72,10 +84,10 @@ def read_json(path: str | os.PathLike[str], *, what: str = "file") -> Any:
     """Read a JSON file; any failure becomes an `InputError` naming the file."""
     p = Path(path)
     try:
-        text = p.read_text()
+        text = gzip.decompress(p.read_bytes()).decode() if p.suffix == ".gz" else p.read_text()
     except FileNotFoundError:
         raise InputError(what, f"file not found: {p}") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except (OSError, EOFError, UnicodeDecodeError) as exc:
         raise InputError(what, f"cannot read {p}: {exc.__class__.__name__}") from None
     try:
         return json.loads(text)

@@ -123,8 +123,8 @@ class Result:
             raise InputError("result.schedule", "must be an object or null")
         return cls(**{**data, "status": status})
 
-    def to_json(self) -> str:
-        return jsonio.dumps(self.to_dict())
+    def to_json(self, *, indent: int | None = 2) -> str:
+        return jsonio.dumps(self.to_dict(), indent=indent)
 
     @classmethod
     def from_json(cls, text: str) -> Result:
@@ -132,8 +132,20 @@ class Result:
 
         return cls.from_dict(json.loads(text))
 
-    def save(self, path: str) -> None:
-        jsonio.write_json(path, self.to_dict())
+    def save(self, path: str, *, indent: int | None = None) -> None:
+        """Write the result as compact JSON (``indent=None``); gzip-compressed when ``path`` ends in ``.gz``."""
+        jsonio.write_json(path, self.to_dict(), indent=indent)
+
+    def to_frame(self, instance: Any) -> Any:
+        """One row per scheduled job as a pandas DataFrame (see `edgeopt.frames.result_frame`).
+
+        Args:
+            instance: the instance this result schedules (arrivals and weights live there).
+        """
+        from edgeopt.families import get_family
+        from edgeopt.frames import result_frame
+
+        return result_frame(get_family(self.family), instance, self)
 
     @classmethod
     def load(cls, path: str) -> Result:

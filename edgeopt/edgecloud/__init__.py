@@ -4,6 +4,7 @@ Importing the package registers its algorithms (``online``, the baselines).
 """
 
 from edgeopt.core import FamilySpec
+from edgeopt.edgecloud import views as _views
 from edgeopt.edgecloud.instance import PRESETS, Instance, generate
 from edgeopt.edgecloud.schedule import Schedule, objective, validate
 
@@ -17,6 +18,9 @@ FAMILY = FamilySpec(
     validate=validate,
     objective=objective,
     objective_name="total job completion time sum_j (c_j - a_j) [slots]",
+    gantt=_views.gantt,
+    usage=_views.usage,
+    job_rows=_views.job_rows,
 )
 
 __all__ = ["FAMILY", "Instance", "Schedule", "generate", "objective", "validate"]

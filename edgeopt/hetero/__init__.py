@@ -11,6 +11,7 @@ program (2)/(15), objective), `online` (A_online and its subroutines),
 from __future__ import annotations
 
 from edgeopt.core import FamilySpec
+from edgeopt.hetero import views as _views
 from edgeopt.hetero.instance import PRESETS, Instance, generate
 from edgeopt.hetero.schedule import Schedule, objective, validate
 
@@ -24,6 +25,9 @@ FAMILY = FamilySpec(
     validate=validate,
     objective=objective,
     objective_name="total weighted completion time sum_j w_j (t_j + d_j)",
+    gantt=_views.gantt,
+    usage=_views.usage,
+    job_rows=_views.job_rows,
 )
 
 # Importing the algorithm modules registers them (edgeopt.core.register).

@@ -12,6 +12,7 @@ counts), `online` (A_online = A_greedy + A_ps, with its dual values),
 from __future__ import annotations
 
 from edgeopt.core import FamilySpec
+from edgeopt.preemptive import views as _views
 from edgeopt.preemptive.instance import PRESETS, Instance, generate
 from edgeopt.preemptive.schedule import Schedule, fractional_flow_time, objective, validate
 
@@ -25,6 +26,9 @@ FAMILY = FamilySpec(
     validate=validate,
     objective=objective,
     objective_name="total JCT sum_j (c_j - r_j)",
+    gantt=_views.gantt,
+    usage=_views.usage,
+    job_rows=_views.job_rows,
 )
 
 # Importing the algorithm modules registers them.

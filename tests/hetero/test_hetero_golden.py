@@ -22,7 +22,8 @@ QUICK_MILP = {"small_seed100", "small_ra_seed100", "assumptions_j10_seed0"}
 
 
 def _load(name: str):
-    spec, inst = api.load(DIR / f"{name}.json")
+    inst = api.load(DIR / f"{name}.json")
+    spec = api.family_of(inst)
     assert spec.name == "hetero"
     return inst, jsonio.read_json(str(DIR / f"{name}.optimum.json"), what="optimum")
 
