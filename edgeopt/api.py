@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import functools
+import inspect
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -137,6 +140,65 @@ def check_algorithm(name: str, algorithm: str) -> AlgorithmSpec:
     table = algorithms(name)
     check_choice("algorithm", algorithm, sorted(table), f"{name} algorithm")
     return table[algorithm]
+
+
+def register_algorithm(
+    family_name: str,
+    name: str,
+    *,
+    kind: str = "offline",
+    summary: str | None = None,
+    randomized: bool = False,
+    relaxed: bool = False,
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Decorator: make ``fn(instance, **params) -> schedule`` a registered algorithm of ``family_name``.
+
+    ``fn`` returns the family's schedule (its pydantic model or the same data
+    as a dict); jobs it gives up on go in the schedule's ``rejected`` list
+    and make the result ``partial``. The wrapper times ``fn`` and builds the
+    `Result`, so the algorithm then runs, validates and compares like the
+    built-in ones (`run`, `validate`, `compare`, ``edgeopt run``). Its
+    tunables are ``fn``'s keyword-only arguments (typed, with a default,
+    one-line meaning under ``Args:``); ``fn`` receives ``seed`` only if it
+    declares it. Registering a name again replaces the earlier algorithm
+    (with a warning when the function is a different one), so a notebook cell
+    can be re-run.
+
+    Args:
+        family_name: the family it schedules.
+        name: its name in tables and on the command line.
+        kind: ``offline`` (sees every job; the default for a function of the
+            whole instance), ``online`` or ``baseline``.
+        summary: one line for ``edgeopt algorithms`` (default: the docstring's first line).
+        randomized: whether the seed changes its output.
+        relaxed: whether it schedules a relaxation of the family's model.
+    """
+    from edgeopt.core import register
+
+    spec = family(family_name)
+    check_choice("kind", kind, ["online", "baseline", "offline"], "algorithm kind")
+
+    def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
+        takes_seed = "seed" in inspect.signature(fn).parameters
+
+        @functools.wraps(fn)
+        def algorithm(instance: Any, *, seed: int = 0, **params: Any) -> Result:
+            t0 = time.perf_counter()
+            schedule = fn(instance, seed=seed, **params) if takes_seed else fn(instance, **params)
+            runtime = max(0.0, time.perf_counter() - t0)
+            if isinstance(schedule, Result):
+                return schedule
+            if not hasattr(schedule, "model_dump"):
+                schedule = spec.parse_schedule(schedule)
+            rejected = getattr(schedule, "rejected", []) or []
+            return spec.algorithm_result(instance, name, schedule, runtime, rejected=rejected)
+
+        line = summary or ((inspect.getdoc(fn) or "").splitlines() or [name])[0]
+        register(family_name, name, kind=kind, summary=line, randomized=randomized,  # type: ignore[arg-type]
+                 relaxed=relaxed)(algorithm)
+        return fn
+
+    return deco
 
 
 def run(algorithm: str, instance: Any, *, seed: int = 0, **params: Any) -> Result:

@@ -150,9 +150,7 @@ def run(
     inst = api.load(instance)
     spec = api.family_of(inst)
     params = _parse_params(param or [])
-    from edgeopt.core import lookup
-
-    lookup(spec.name, algorithm).check_params(params)  # reject a bad key or value before running
+    api.check_algorithm(spec.name, algorithm).check_params(params)  # reject a bad key or value before running
     with _progress_status(f"running {spec.name}/{algorithm}"):
         result = api.run(algorithm, inst, seed=seed, **params)
     _emit(result, output)

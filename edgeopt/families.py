@@ -35,6 +35,9 @@ def get_family(name: str) -> FamilySpec:
         if _is_missing(exc, module):
             raise InputError("family", f"family {name!r} is not implemented yet") from None
         raise
+    from edgeopt.plugins import load_plugins
+
+    load_plugins()  # third-party algorithms (entry point group edgeopt.algorithms), once
     return mod.FAMILY
 
 

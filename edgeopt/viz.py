@@ -270,7 +270,11 @@ def overlaps_figure(fig: Figure) -> list[str]:
     box = fig.bbox
     bad = []
     for ax in fig.axes:
-        texts = [ax.title, ax.xaxis.label, ax.yaxis.label, *ax.get_xticklabels(), *ax.get_yticklabels()]
+        # Tick labels outside the view limits exist but are not drawn: leave them out.
+        (x0, x1), (y0, y1) = sorted(ax.get_xlim()), sorted(ax.get_ylim())
+        xt = [t for t in ax.get_xticklabels() if x0 - 1e-9 <= t.get_position()[0] <= x1 + 1e-9]
+        yt = [t for t in ax.get_yticklabels() if y0 - 1e-9 <= t.get_position()[1] <= y1 + 1e-9]
+        texts = [ax.title, ax.xaxis.label, ax.yaxis.label, *xt, *yt]
         for t in texts:
             if not t.get_visible() or not t.get_text():
                 continue

@@ -1,0 +1,152 @@
+"""The shared charts: what is drawn (bars, labels, arrivals), and that nothing sticks out of the figure."""
+
+from __future__ import annotations
+
+import matplotlib
+import pytest
+
+from edgeopt import api, viz
+from edgeopt.core.views import GanttBar, UsageSeries
+
+plt = pytest.importorskip("matplotlib.pyplot")
+FAMILIES = ["hetero", "edgecloud", "preemptive"]
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
+
+
+def _bars(ax, prefix="bar-"):
+    return [p for p in ax.patches if (p.get_gid() or "").startswith(prefix)]
+
+
+def _texts(ax, gid):
+    return [t for t in ax.texts if t.get_gid() == gid]
+
+
+def test_gantt_draws_one_bar_per_record_and_lanes_for_overlaps():
+    bars = [
+        GanttBar("server 0", 0, 0, 4, "j0 2w", arrival=0),
+        GanttBar("server 0", 1, 2, 6, "j1 1w", arrival=1),  # overlaps j0 on server 0: a second lane
+        GanttBar("server 1", 2, 5, 9, "j2 3w", arrival=3),
+    ]
+    rows, lanes, lane_of = viz.assign_lanes(bars)
+    assert rows == ["server 0", "server 1"]
+    assert lanes == {"server 0": 2, "server 1": 1}
+    assert lane_of[0] != lane_of[1]
+    ax = viz.plot_gantt(bars, title="t", horizon=10)
+    drawn = _bars(ax)
+    assert len(drawn) == 3
+    # Overlapping bars of one row do not overlap on the chart.
+    b0, b1 = (next(p for p in drawn if p.get_gid() == f"bar-job{j}") for j in (0, 1))
+    assert b0.get_y() + b0.get_height() <= b1.get_y() or b1.get_y() + b1.get_height() <= b0.get_y()
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["server 0", "server 1"]
+    assert {t.get_text() for t in _texts(ax, "bar-label")} == {"j0 2w", "j1 1w", "j2 3w"}
+    assert len([ln for ln in ax.lines if ln.get_gid() == "arrival"]) == 3
+    assert ax.get_xlim() == (0, 10)
+    assert viz.overlaps_figure(ax.figure) == []
+    # Bars of one job share a colour; different jobs differ.
+    assert viz.job_colour(0) != viz.job_colour(1)
+
+
+def test_gantt_label_falls_back_to_job_id_on_short_bars():
+    ax = viz.plot_gantt([GanttBar("r", 7, 0, 1, "j7 with a long label"), GanttBar("r", 8, 1, 200, "long")],
+                        horizon=200)
+    labels = [t.get_text() for t in _texts(ax, "bar-label")]
+    assert "j7 with a long label" not in labels and "long" in labels
+
+
+def test_drawing_never_switches_the_backend():
+    before = matplotlib.get_backend()
+    ax = viz.plot_gantt([GanttBar("r", 0, 0, 2, "j0")])
+    viz.plot_usage([UsageSeries("gpu", [1, 2, 0], 4.0)])
+    assert matplotlib.get_backend() == before
+    assert ax.figure is not None
+
+
+def test_usage_one_panel_per_series_capacity_dashed_infinite_capacity_omitted():
+    fig = viz.plot_usage([UsageSeries("gpu", [1, 2, 0, 3], 4.0), UsageSeries("cloud", [0, 5, 5, 0], float("inf"))],
+                         title="use")
+    assert len(fig.axes) == 2
+    gpu, cloud = fig.axes
+    assert gpu.get_ylabel() == "gpu" and cloud.get_ylabel() == "cloud"
+    assert gpu.get_ylim()[1] >= 4.0 and cloud.get_ylim()[1] >= 5.0
+    assert len(gpu.patches) == 2 and len(cloud.patches) == 1  # used + capacity; no capacity line for inf
+    assert viz.overlaps_figure(fig) == []
+
+
+def _comparison(rows, reference=None, reference_name="-"):
+    return api.Comparison("hetero", "total weighted completion time sum_j w_j (t_j + d_j) " * 2, rows,
+                          reference, reference_name)
+
+
+def _row(name, kind, status, objective, *, valid=True, rejected=0, ratio=None):
+    return api.Row(name, kind, status, objective, None, ratio, valid, 0.01, [], rejected=rejected)
+
+
+def test_comparison_draws_optimum_once_hatches_partial_and_keeps_labels_inside():
+    rows = [_row("online", "online", "feasible", 12.0, ratio=1.2), _row("greedy", "baseline", "partial", 7.0,
+            rejected=3), _row("bad", "baseline", "feasible", 9.0, valid=False), _row("milp", "exact", "optimal", 10.0,
+            ratio=1.0)]
+    ax = api.Comparison.plot(_comparison(rows, 10.0, "optimum"))
+    bars = _bars(ax)
+    assert len(bars) == 4  # one per algorithm; the optimum is its bar, not also a line
+    assert not [ln for ln in ax.lines if ln.get_linestyle() == "--"]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["online", "greedy", "bad", "milp"]
+    greedy = next(b for b in bars if b.get_gid() == "bar-greedy")
+    assert greedy.get_hatch() == "//"
+    notes = {t.get_text() for t in ax.texts}
+    assert "3 rejected" in notes and "invalid" in notes and "x1.2" in notes
+    assert len(ax.get_ylabel()) <= 30  # short label; the formula is in the title
+    assert "sum_j" in ax.get_title()
+    assert viz.overlaps_figure(ax.figure) == []
+
+
+def test_comparison_draws_a_bound_as_a_line():
+    rows = [_row("online", "online", "feasible", 12.0, ratio=1.5), _row("milp", "exact", "time_limit", 11.0,
+                                                                          ratio=11 / 8)]
+    ax = api.Comparison.plot(_comparison(rows, 8.0, "bound"))
+    dashed = [ln for ln in ax.lines if ln.get_linestyle() == "--"]
+    assert len(dashed) == 1 and dashed[0].get_ydata()[0] == 8.0
+
+
+def test_comparison_plot_writes_a_file(tmp_path):
+    path = tmp_path / "c.svg"
+    ax = _comparison([_row("online", "online", "feasible", 3.0)]).plot(path)
+    assert path.read_text().lstrip().startswith("<?xml")
+    assert not plt.fignum_exists(ax.figure.number)  # closed after saving
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_family_gantt_and_usage_of_online_and_optimum(family):
+    """Every scheduled job appears on the chart; the utilisation never exceeds a finite capacity."""
+    inst = api.generate(family, "small", seed=2)
+    for res in (api.run("online", inst), api.solve(inst, method="cpsat", time_limit=20)):
+        assert api.validate(inst, res) == []
+        ax = api.plot_schedule(inst, res)
+        jobs = {int(p.get_gid().removeprefix("bar-job")) for p in _bars(ax)}
+        assert jobs == {js["job"] for js in res.schedule["jobs"]}
+        assert res.algorithm in ax.get_title()
+        assert viz.overlaps_figure(ax.figure) == []
+        fig = api.plot_utilisation(inst, res)
+        spec = api.family(family)
+        for s in spec.usage(inst, spec.parse_schedule(res.schedule)):
+            assert max(s.used) <= (max(s.capacity) if isinstance(s.capacity, list) else s.capacity) + 1e-9
+        assert viz.overlaps_figure(fig) == []
+
+
+def test_side_by_side_shares_the_time_axis():
+    inst = api.generate("edgecloud", "small", seed=0)
+    _, (left, right) = viz.side_by_side(2)
+    api.plot_schedule(inst, api.run("online", inst), ax=left)
+    api.plot_schedule(inst, api.run("fifo", inst), ax=right)
+    assert left.get_xlim() == right.get_xlim()
+
+
+def test_overlap_check_catches_a_cut_off_label():
+    """The check the other tests rely on does fail on a label that leaves the figure (today's old chart)."""
+    fig, ax = plt.subplots(figsize=(3, 2))  # no layout engine: a long y label is cut off
+    ax.set_ylabel("total weighted completion time sum_j w_j (t_j + d_j) of every job " * 2)
+    assert viz.overlaps_figure(fig) != []
