@@ -42,10 +42,36 @@ def _clean(obj: Any) -> Any:
     return obj
 
 
+def _is_plain(obj: Any) -> bool:
+    """Whether ``obj`` is JSON data already: str-keyed dicts, lists, str, int, bool, None, finite floats.
+
+    Such data dumps to the canonical bytes directly; anything else (numpy
+    values, tuples, int keys, NaN) takes the converting path of `dumps`.
+    """
+    stack = [obj]
+    while stack:
+        x = stack.pop()
+        t = type(x)
+        if t is dict:
+            for k in x:
+                if type(k) is not str:
+                    return False
+            stack.extend(x.values())
+        elif t is list:
+            stack.extend(x)
+        elif t is float:
+            if not math.isfinite(x):
+                return False
+        elif not (t is str or t is int or t is bool or x is None):
+            return False
+    return True
+
+
 def dumps(obj: Any, *, indent: int | None = 2) -> str:
     """Deterministic JSON text (sorted keys), the same bytes for the same data."""
-    obj = json.loads(json.dumps(obj, default=_default))
-    return json.dumps(_clean(obj), sort_keys=True, indent=indent, allow_nan=False) + "\n"
+    if not _is_plain(obj):  # convert numpy values, int keys, tuples and NaN first (slower)
+        obj = _clean(json.loads(json.dumps(obj, default=_default)))
+    return json.dumps(obj, sort_keys=True, indent=indent, allow_nan=False) + "\n"
 
 
 def sha256_of(obj: Any) -> str:

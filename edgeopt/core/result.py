@@ -97,7 +97,9 @@ class Result:
         return max(0.0, (self.objective - self.bound) / abs(self.objective))
 
     def to_dict(self) -> dict[str, Any]:
-        d = dataclasses.asdict(self)
+        """The result as JSON-able data. Shallow: ``schedule`` and ``extra`` are this result's own
+        objects, not copies (a deep copy of a paper-size schedule took longer than the run)."""
+        d = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
         d["status"] = self.status.value
         return d
 
