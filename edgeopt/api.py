@@ -15,6 +15,7 @@ import dataclasses
 import difflib
 import functools
 import inspect
+import math
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -229,7 +230,11 @@ def plot_schedule(instance: Any, result: Result, ax: Any = None, *, title: str |
         title = f"{spec.name} / {result.algorithm}: {result.status.value}, objective {_short(result.objective)}"
         if result.rejected:
             title += f", {len(result.rejected)} rejected"
-    return viz.plot_gantt(spec.gantt(instance, schedule), ax=ax, title=title, horizon=instance.horizon)
+    bars = spec.gantt(instance, schedule)
+    # The time axis ends a little after the last bar or arrival (the horizon is often far longer).
+    last = max([b.end for b in bars] + [b.arrival or 0 for b in bars] + [1])
+    until = min(float(instance.horizon), math.ceil(last + max(1.0, 0.08 * last)))
+    return viz.plot_gantt(bars, ax=ax, title=title, horizon=until)
 
 
 def plot_utilisation(instance: Any, result: Result, fig: Any = None, *, title: str | None = None) -> Any:

@@ -101,6 +101,9 @@ def plot_gantt(
         _, ax = _new_axes(9.0, min(12.0, 1.2 + 0.32 * total_height))
     t_end = horizon if horizon is not None else max((b.end for b in bars), default=1.0)
     t_end = max(t_end, 1.0)
+    # Axes that share this one's time axis (side by side) all show the longest of their charts.
+    siblings = [a for a in ax.get_shared_x_axes().get_siblings(ax) if a is not ax and a.patches]
+    t_end = max([t_end, *(a.get_xlim()[1] for a in siblings)])
     ax.set_xlim(0, t_end)
     ax.set_ylim(-0.3, total_height - 0.1)
     fig = ax.figure
