@@ -17,7 +17,7 @@ from typing import Any
 from edgeopt import api
 
 PAGES = Path(__file__).resolve().parent / "families"
-BLOCK = re.compile(r"(<!-- generated:(\w+) -->\n)(.*?)(<!-- /generated -->)", re.S)
+BLOCK = re.compile(r"(<!-- generated:(\w+) -->\n)(.*?)(<!-- /generated -->)", re.DOTALL)
 
 
 def _type(prop: dict[str, Any]) -> str:
