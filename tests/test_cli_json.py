@@ -130,3 +130,22 @@ def test_result_files_are_compact_and_gzip_readable(files):
     assert "\n " not in on.read_text()
     assert opt.read_bytes()[:2] == b"\x1f\x8b"
     assert api.load_result(opt).family == "preemptive"
+
+
+def test_family_docs_formats_match_the_schemas():
+    """docs/families/<family>.md embed tables generated from the schemas and the registry; they must be current.
+
+    When this fails after a change to an instance/schedule model or an algorithm's parameters, run
+    ``python docs/make_docs.py`` and commit the pages.
+    """
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "docs" / "make_docs.py"
+    spec = importlib.util.spec_from_file_location("make_docs", path)
+    make_docs = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(make_docs)
+    for family in FAMILIES:
+        old, new = make_docs.update(make_docs.PAGES / f"{family}.md")
+        assert "<!-- generated:instance -->" in old
+        assert old == new, f"docs/families/{family}.md is out of date: run python docs/make_docs.py"
