@@ -36,6 +36,6 @@ FAMILY = FamilySpec(
 )
 
 # Importing the algorithm module registers the baselines (edgeopt.core.register).
-from edgeopt.tapfinger import baselines  # noqa: E402, F401
+from edgeopt.tapfinger import baselines  # noqa: F401
 
 __all__ = ["FAMILY", "ONLINE_PENDING", "Instance", "Schedule", "generate", "objective", "validate"]

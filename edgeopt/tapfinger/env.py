@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
@@ -86,7 +86,7 @@ class TapFingerEnv(ParallelEnv):
         entities_in_infos: also put `entities` under ``infos["cluster_0"]["entities"]`` each step.
     """
 
-    metadata = {"name": "tapfinger_v0", "is_parallelizable": True, "render_modes": []}
+    metadata: ClassVar[dict[str, Any]] = {"name": "tapfinger_v0", "is_parallelizable": True, "render_modes": []}
 
     def __init__(self, instance: Instance, *, preemptive: bool = False, entities_in_infos: bool = False) -> None:
         if len(instance.resources) < 2:
@@ -114,7 +114,7 @@ class TapFingerEnv(ParallelEnv):
         self.t = 0
 
     # -- spaces ----------------------------------------------------------------------------------
-    @functools.lru_cache(maxsize=None)  # noqa: B019 - one space object per agent, as PettingZoo asks
+    @functools.cache  # noqa: B019 - one space object per agent, as PettingZoo asks
     def observation_space(self, agent: str) -> spaces.Dict:
         P, M, R, K, N = self.P, self.M, self.R, self.K, self.N
         big = float(max(self.capacity.max(), 1))
@@ -136,7 +136,7 @@ class TapFingerEnv(ParallelEnv):
             "alloc_mask": spaces.MultiBinary((P, self.cmax + 1, self.gmax + 1)),
         })
 
-    @functools.lru_cache(maxsize=None)  # noqa: B019
+    @functools.cache  # noqa: B019
     def action_space(self, agent: str) -> spaces.MultiDiscrete:
         return spaces.MultiDiscrete([self.P + 1, self.cmax + 1, self.gmax + 1])
 
@@ -235,7 +235,7 @@ class TapFingerEnv(ParallelEnv):
         pos = b > 0
         best, best_score = None, -1.0
         for cand in sorted(cands):
-            n, alloc, k = cand
+            n, _alloc, k = cand
             # Pr(n): copies of the task's minimum that fit in n's free resources (before this pick)
             fits = float(np.min(self.free[n][pos] // b[pos])) if pos.any() else 1.0
             if probs is not None and self.possible_agents[n] in probs:

@@ -217,7 +217,7 @@ def generate(
     """A seeded instance. Same arguments, identical instance.
 
     Presets:
-        small: 2 clusters of 6 CPU / 4 GPU, 6 tasks, Poisson(1) arrivals, T = 48; both exact
+        small: 2 clusters of 6 CPU / 4 GPU, 6 tasks, Poisson(1) arrivals, T = 64; both exact
             models prove optimality in well under 10 s.
         paper: Sec. V-A: 3 clusters of 16 CPU / 16 GPU, 64 tasks per cluster, Poisson(2)
             arrivals per timestep (``clusters=6, arrival_rate=4`` for the 6-cluster setting),
@@ -251,7 +251,7 @@ def generate(
     if preset == "small":
         caps = [(6, 4)] * (n_clusters or 2)
         n_tasks, rate, slack = jobs or 6, arrival_rate or 1.0, None
-        T = horizon or 48
+        T = horizon or 64
     elif preset == "paper":
         caps = [(16, 16)] * (n_clusters or 3)
         n_tasks, rate, slack = jobs or 64 * len(caps), arrival_rate or 2.0, 300
@@ -264,7 +264,7 @@ def generate(
         T = horizon
     N = len(caps)
     arrivals = _poisson_arrivals(rng, n_tasks, rate)
-    n_sens = int(round(sensitive_fraction * n_tasks))
+    n_sens = round(sensitive_fraction * n_tasks)
     types = np.array([1] * n_sens + [0] * (n_tasks - n_sens))
     rng.shuffle(types)
     reach = [_reachable(rng, N, reachability) for _ in range(n_tasks)]

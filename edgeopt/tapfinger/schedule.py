@@ -24,6 +24,8 @@ Objective (1): sum_j (end_j - arrival_j) over the placed tasks, which equals sum
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -126,7 +128,7 @@ def validate(instance: Instance, schedule: Schedule) -> list[Violation]:
         if pl.segments:
             if runs[0].start != pl.start or runs[-1].end != pl.end or runs[0].allocation != pl.allocation:
                 out.append(Violation("segments", "first/last segment disagree with start, end or allocation", j))
-            if any(a.end <= a.start for a in runs) or any(b.start < a.end for a, b in zip(runs, runs[1:])):
+            if any(a.end <= a.start for a in runs) or any(b.start < a.end for a, b in itertools.pairwise(runs)):
                 out.append(Violation("segments", "segments must be non-empty, sorted and disjoint", j))
                 continue
         elif pl.end <= pl.start:

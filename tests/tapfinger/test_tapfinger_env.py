@@ -18,11 +18,11 @@ def test_parallel_api_test_passes(preset):
 
 def _rollout(seed: int) -> list:
     env = parallel_env(preset="paper", seed=5, jobs=30)
-    obs, infos = env.reset(seed=seed)
+    env.reset(seed=seed)
     trace = []
     while env.agents:
         acts = {a: env.action_space(a).sample() for a in env.agents}
-        obs, rew, term, trunc, infos = env.step(acts)
+        obs, rew, _term, _trunc, _infos = env.step(acts)
         trace.append((sorted(rew.items()), {a: o["free"].tolist() for a, o in obs.items()}))
     return trace + [env.schedule().model_dump()]
 
@@ -57,7 +57,7 @@ def test_observations_fit_their_spaces_and_masks_follow_eq12():
 
 def test_invalid_action_is_ignored_and_flagged():
     env = parallel_env(preset="small", seed=0)
-    obs, infos = env.reset()
+    _obs, infos = env.reset()
     a = env.agents[0]
     _, _, _, _, infos = env.step({a: np.array([0, 0, 0])})  # below the minimum
     assert infos[a]["invalid_action"]
@@ -94,7 +94,7 @@ def test_bayes_rule_uses_given_selection_probabilities():
 def test_rewards_sum_to_the_objective_without_shared_queues():
     inst = generate("paper", seed=4, jobs=30, reachability="uniform_k", clusters=1)
     env = TapFingerEnv(inst)
-    obs, infos = env.reset()
+    obs, _infos = env.reset()
     total = 0.0
     while env.agents:
         a = env.agents[0]
@@ -107,11 +107,11 @@ def test_rewards_sum_to_the_objective_without_shared_queues():
 
 def test_idle_flag_and_entities():
     env = parallel_env(preset="paper", seed=1, jobs=40, entities_in_infos=True)
-    obs, infos = env.reset()
+    _obs, infos = env.reset()
     ent = env.entities()
     assert ent["pending_edges"].shape[0] == 2
     assert set(ent["pending_task"]) == {j for i in infos.values() for j in i["pending_tasks"]}
-    for a, i in infos.items():
+    for i in infos.values():
         assert i["idle"] == (not i["pending_tasks"])
     _, _, _, _, infos = env.step({})
     assert "entities" in infos[env.agents[0]]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 
@@ -11,7 +12,6 @@ from edgeopt.tapfinger import FAMILY, generate
 from edgeopt.tapfinger.instance import Instance
 from edgeopt.tapfinger.progress import ProgressModel, read_progress_table, run_duration
 from edgeopt.tapfinger.schedule import Placement, Schedule, Segment, validate
-from pathlib import Path
 
 EXAMPLE_TABLE = Path(__file__).resolve().parents[2] / "instances" / "tapfinger" / "example_progress_table.csv"
 
