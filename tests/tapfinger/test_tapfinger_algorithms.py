@@ -83,3 +83,15 @@ def test_golden_optimum_is_reproduced(name):
     assert res.status == Status.OPTIMAL
     assert res.instance_sha256 == rec["instance_sha256"]
     assert res.objective == pytest.approx(rec["objective"])
+
+
+def test_plot_and_frame_adapters_follow_the_schedule():
+    inst = generate("paper", seed=2, jobs=40)
+    res = api.run("tiresias", inst)
+    sched = FAMILY.parse_schedule(res.schedule)
+    bars = FAMILY.gantt(inst, sched)
+    assert len(bars) == sum(len(p.runs()) for p in sched.placements)
+    for series in FAMILY.usage(inst, sched):
+        assert max(series.used) <= series.capacity
+    rows = FAMILY.job_rows(inst, sched)
+    assert sum(r.objective for r in rows if r.objective is not None) == res.objective
