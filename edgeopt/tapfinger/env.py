@@ -108,6 +108,10 @@ class TapFingerEnv(ParallelEnv):
         self._arrival = np.array([t.arrival for t in inst.tasks], dtype=np.int64)
         self._order = sorted(range(len(inst.tasks)), key=lambda j: (inst.tasks[j].arrival, j))
         self._models = [inst.task_types[t.task_type].progress for t in inst.tasks]
+        self._reach = [list(t.reachable_clusters) for t in inst.tasks]
+        self._vis = np.zeros((len(inst.tasks), self.N), np.float32)
+        for j, reach in enumerate(self._reach):
+            self._vis[j, reach] = 1.0
         self._cgrid = np.arange(self.cmax + 1)[None, :, None]
         self._ggrid = np.arange(self.gmax + 1)[None, None, :]
         self._eye = np.eye(self.K, dtype=np.float32)
@@ -222,10 +226,10 @@ class TapFingerEnv(ParallelEnv):
 
     # -- dynamics --------------------------------------------------------------------------------
     def _enqueue_arrivals(self) -> None:
-        order, inst = self._order, self.instance
-        while self._next < len(order) and inst.tasks[order[self._next]].arrival <= self.t:
+        order, arrival = self._order, self._arrival
+        while self._next < len(order) and arrival[order[self._next]] <= self.t:
             j = order[self._next]
-            for n in inst.tasks[j].reachable_clusters:
+            for n in self._reach[j]:
                 self.queues[n].append(j)
             self._next += 1
 
@@ -248,7 +252,7 @@ class TapFingerEnv(ParallelEnv):
         return best
 
     def _start(self, j: int, n: int, alloc: tuple[int, ...]) -> None:
-        for m in self.instance.tasks[j].reachable_clusters:
+        for m in self._reach[j]:
             self.queues[m].remove(j)
         run = Run(task=j, cluster=n, start=self.t, alloc=alloc, seg_start=self.t)
         self.runs[j] = run
@@ -354,9 +358,7 @@ class TapFingerEnv(ParallelEnv):
             obs_pmin[:m] = mins
             obs_ptype[:m] = self._eye[self._types[idx]]
             obs_wait[:m] = self.t - self._arrival[idx]
-            for i, j in enumerate(pend):
-                for c in self.instance.tasks[j].reachable_clusters:
-                    obs_vis[i, c] = 1.0
+            obs_vis[:m] = self._vis[idx]
             pmask[:m] = 1
             rest_ok = (mins[:, 2:] <= free[2:]).all(axis=1) if R > 2 else np.ones(m, bool)
             cpu_ok = (self._cgrid >= mins[:, 0, None, None]) & (self._cgrid <= free[0])
@@ -390,7 +392,7 @@ class TapFingerEnv(ParallelEnv):
         for a in self.agents:
             n = self._index[a]
             pend = self.queues[n][: self.P]
-            idle = not any(all(self._mins[j, r] <= self.free[n, r] for r in range(self.R)) for j in pend)
+            idle = not pend or not bool((self._mins[pend] <= self.free[n]).all(axis=1).any())
             out[a] = {"t": self.t, "pending_tasks": list(pend), "idle": idle,
                       "invalid_action": False, "conflict_lost": False, **flags.get(n, {})}
         if self.entities_in_infos and self.agents:
