@@ -37,11 +37,18 @@ def small_instances():
 
 
 def test_every_family_names_its_paper_algorithm_online():
+    import importlib
+
     for spec in api.families():
         algos = api.algorithms(spec.name)
+        assert spec.presets[0] == "small"
+        # A family whose paper algorithm is still to be built says so, with the issue that builds it.
+        pending = getattr(importlib.import_module(f"edgeopt.{spec.name}"), "ONLINE_PENDING", None)
+        if "online" not in algos and pending is not None:
+            assert pending.startswith("learned policy: issue"), pending
+            continue
         assert "online" in algos, f"{spec.name} has no algorithm named 'online'"
         assert algos["online"].kind == "online"
-        assert spec.presets[0] == "small"
 
 
 @pytest.mark.parametrize("family, name", CASES)

@@ -1,0 +1,41 @@
+"""tapfinger: Li, Zeng, Zhang, Duan, Wu, "TapFinger: Task Placement and Fine-Grained Resource
+Allocation for Edge Machine Learning" (IEEE INFOCOM 2023).
+
+Total completion time of ML tasks placed on edge clusters with a fine-grained (CPU, GPU)
+allocation, one start per cluster per timestep, allocations fixed once decided. Modules:
+`instance` (data model + generators), `progress` (progress models), `schedule` (schedule model,
+validator of (2)-(8), objective, plotting adapters), `env` (the PettingZoo multi-agent
+environment), `loop` (runs any policy through it), `baselines` (the paper's baselines and a
+greedy bar). The learned policy of the paper (HAN + pointer network + MAPPO) is not built yet:
+``ONLINE_PENDING`` says where it will come from.
+"""
+
+from __future__ import annotations
+
+from edgeopt.core import FamilySpec
+from edgeopt.tapfinger.instance import PRESETS, Instance, generate
+from edgeopt.tapfinger.schedule import Schedule, gantt, job_rows, objective, usage, validate
+
+#: The paper's algorithm (registered as ``online``) is the learned policy of a later issue.
+ONLINE_PENDING = "learned policy: issue 14"
+
+FAMILY = FamilySpec(
+    name="tapfinger",
+    paper="Li, Zeng, Zhang, Duan, Wu, TapFinger: Task Placement and Fine-Grained Resource Allocation "
+          "for Edge Machine Learning (IEEE INFOCOM 2023)",
+    instance_type=Instance,
+    schedule_type=Schedule,
+    generate=generate,
+    presets=PRESETS,
+    validate=validate,
+    objective=objective,
+    objective_name="total completion time sum_j (end_j - arrival_j)",
+    gantt=gantt,
+    usage=usage,
+    job_rows=job_rows,
+)
+
+# Importing the algorithm module registers the baselines (edgeopt.core.register).
+from edgeopt.tapfinger import baselines  # noqa: F401
+
+__all__ = ["FAMILY", "ONLINE_PENDING", "Instance", "Schedule", "generate", "objective", "validate"]

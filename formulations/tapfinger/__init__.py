@@ -1,0 +1,28 @@
+"""Exact models of the tapfinger family (Li et al., problem (1)-(8)) and a scalable lower bound.
+
+``METHODS`` maps a method name to ``solve(instance, *, time_limit=60.0) -> Result``:
+
+* ``milp``: time-indexed MILP in Pyomo, solved by HiGHS (``milp.py``);
+* ``cpsat``: optional intervals + cumulative in OR-Tools CP-SAT (``cpsat.py``).
+
+Both use the same allocation options (``data.py``: the Pareto-optimal allocations, durations from
+the progress model including the instance's noise realisation), so they are exact for the
+non-preemptive problem the paper formulates; the preemptive baselines solve a relaxation.
+``SIZES`` estimates each model before it is built. ``bound.py``: the fastest-run + start-rate
+lower bound, which scales to the paper's presets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from edgeopt.core import ModelSize, Result
+from formulations.tapfinger.bound import start_rate_bound
+from formulations.tapfinger.cpsat import build_cpsat, solve_cpsat
+from formulations.tapfinger.data import cpsat_size, milp_size
+from formulations.tapfinger.milp import build_milp, solve_milp
+
+METHODS: dict[str, Callable[..., Result]] = {"milp": solve_milp, "cpsat": solve_cpsat}
+SIZES: dict[str, Callable[..., ModelSize]] = {"milp": milp_size, "cpsat": cpsat_size}
+
+__all__ = ["METHODS", "SIZES", "build_cpsat", "build_milp", "solve_cpsat", "solve_milp", "start_rate_bound"]

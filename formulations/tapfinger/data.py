@@ -1,0 +1,60 @@
+"""What both exact models of the tapfinger family share: allocation options, start windows, sizes.
+
+For task j on cluster n in D_j the options are the Pareto-optimal allocations of
+`Instance.pareto_allocations` (every allocation in [b_j, C_n] that no componentwise smaller
+allocation matches in duration, durations from the progress model with the instance's noise
+realisation). Dropping dominated options loses no optimum: the smaller allocation finishes as
+early and leaves more capacity. A start s is allowed in ``[arrival_j, T - d]``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from edgeopt.core import Deadline, ModelSize
+from edgeopt.tapfinger.instance import Instance
+
+
+@dataclasses.dataclass(frozen=True)
+class Option:
+    """Task ``task`` on ``cluster`` with allocation ``alloc`` for ``duration`` timesteps."""
+
+    task: int
+    cluster: int
+    alloc: tuple[int, ...]
+    duration: int
+
+    def starts(self, instance: Instance) -> range:
+        return range(instance.tasks[self.task].arrival, instance.horizon - self.duration + 1)
+
+
+def options(instance: Instance, deadline: Deadline | None = None) -> list[Option]:
+    """Every (task, cluster, Pareto allocation) option with at least one allowed start."""
+    out = []
+    for t in instance.tasks:
+        if deadline is not None:
+            deadline.check("listing allocation options")
+        for n in t.reachable_clusters:
+            for alloc, d in instance.pareto_allocations(t.id, n):
+                o = Option(t.id, n, tuple(alloc), d)
+                if len(o.starts(instance)):
+                    out.append(o)
+    return out
+
+
+def milp_size(instance: Instance) -> ModelSize:
+    """Size of the time-indexed MILP: one binary per (task, cluster, allocation, start)."""
+    opts = options(instance)
+    R = len(instance.resources)
+    nvars = sum(len(o.starts(instance)) for o in opts)
+    nnz = sum(len(o.starts(instance)) * (2 + R * o.duration) for o in opts)
+    rows = len(instance.tasks) + len(instance.clusters) * instance.horizon * (1 + R)
+    return ModelSize(nvars, rows, nnz, "binaries per (task, cluster, allocation, start slot)")
+
+
+def cpsat_size(instance: Instance) -> ModelSize:
+    """Size of the CP-SAT model: one optional interval per (task, cluster, allocation)."""
+    opts = options(instance)
+    R = len(instance.resources)
+    return ModelSize(len(opts) + 2 * len(instance.tasks), len(instance.tasks) * 3 + len(instance.clusters) * (R + 1),
+                     len(opts) * (R + 3), "optional intervals per (task, cluster, allocation)")

@@ -1,0 +1,97 @@
+"""Baselines through the shared loop, exact models against each other, the bound, certified instances."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from edgeopt import api
+from edgeopt.core import Status, jsonio, registered
+from edgeopt.tapfinger import FAMILY, generate
+from formulations.tapfinger import METHODS, SIZES, start_rate_bound
+
+ALGOS = ["random", "minimum", "optimus", "optimus_np", "tiresias", "tiresias_np", "greedy"]
+DIR = Path(__file__).resolve().parents[2] / "instances" / "tapfinger"
+NAMES = sorted(p.name[: -len(".optimum.json")] for p in DIR.glob("*.optimum.json"))
+
+
+def test_registry_lists_every_baseline_with_honest_flags():
+    algos = registered("tapfinger") or api.algorithms("tapfinger")
+    assert set(ALGOS) <= set(algos)
+    assert "online" not in algos  # the learned policy is a later issue
+    assert algos["optimus"].relaxed and algos["tiresias"].relaxed
+    assert not any(algos[a].relaxed for a in ("optimus_np", "tiresias_np", "greedy", "random", "minimum"))
+
+
+@pytest.mark.parametrize("name", ALGOS)
+def test_baselines_validate_on_the_paper_preset_with_noise(name):
+    inst = generate("paper", seed=0, noise=0.1)
+    res = api.run(name, inst, seed=1)
+    assert res.status == Status.FEASIBLE
+    assert not FAMILY.check_result(inst, res)
+    assert res.objective >= start_rate_bound(inst)
+
+
+def test_preemptive_baselines_pay_switch_overheads():
+    inst = generate("paper", seed=0)
+    res = api.run("tiresias", inst)
+    segs = [p for p in res.schedule["placements"] if p["segments"]]
+    assert segs, "tiresias never preempted on the paper preset"
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_exact_models_agree_and_no_baseline_beats_them(seed):
+    # horizon 40 (not the preset's 64) keeps the time-indexed MILP at about a second
+    inst = generate("small", seed=seed, horizon=40)
+    milp = METHODS["milp"](inst, time_limit=30)
+    cp = METHODS["cpsat"](inst, time_limit=30)
+    assert milp.status == cp.status == Status.OPTIMAL
+    assert milp.objective == pytest.approx(cp.objective)
+    assert not FAMILY.check_result(inst, milp) and not FAMILY.check_result(inst, cp)
+    assert start_rate_bound(inst) <= cp.objective
+    if seed < 5:
+        for name, spec in registered("tapfinger").items():
+            res = api.run(name, inst, seed=seed)
+            if res.status == Status.FEASIBLE and not spec.relaxed:
+                assert res.objective >= cp.objective - 1e-9, name
+
+
+def test_noisy_small_instance_is_solved_exactly_too():
+    inst = generate("small", seed=1, noise=0.1)
+    cp = METHODS["cpsat"](inst, time_limit=30)
+    assert cp.status == Status.OPTIMAL and not FAMILY.check_result(inst, cp)
+
+
+def test_time_limit_covers_building_and_sizes_are_estimated():
+    inst = generate("paper", seed=0)
+    res = METHODS["milp"](inst, time_limit=0.05)
+    assert res.status == Status.TIME_LIMIT and res.schedule is None
+    assert SIZES["milp"](inst).nonzeros > SIZES["milp"](generate("small", seed=0)).nonzeros
+
+
+def test_at_least_five_certified_instances():
+    assert len(NAMES) >= 5
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_golden_optimum_is_reproduced(name):
+    _spec, inst = api.load(DIR / f"{name}.json")
+    rec = jsonio.read_json(str(DIR / f"{name}.optimum.json"), what="optimum")
+    assert set(rec["certified_by"]) == {"milp", "cpsat"}
+    res = METHODS["cpsat"](inst, time_limit=30)
+    assert res.status == Status.OPTIMAL
+    assert res.instance_sha256 == rec["instance_sha256"]
+    assert res.objective == pytest.approx(rec["objective"])
+
+
+def test_plot_and_frame_adapters_follow_the_schedule():
+    inst = generate("paper", seed=2, jobs=40)
+    res = api.run("tiresias", inst)
+    sched = FAMILY.parse_schedule(res.schedule)
+    bars = FAMILY.gantt(inst, sched)
+    assert len(bars) == sum(len(p.runs()) for p in sched.placements)
+    for series in FAMILY.usage(inst, sched):
+        assert max(series.used) <= series.capacity
+    rows = FAMILY.job_rows(inst, sched)
+    assert sum(r.objective for r in rows if r.objective is not None) == res.objective
