@@ -170,6 +170,8 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="fewer sizes")
     ap.add_argument("--regime", choices=REGIMES, default="paper", help="workload regime of the LP panels")
     ap.add_argument("--time-limit", type=float, default=60.0, help="seconds per exact solve / LP")
+    ap.add_argument("--lp-only", action="store_true",
+                    help="only the LP panels (the exact panels do not depend on --regime)")
     args = ap.parse_args()
     seeds = args.seeds
     exact_J = [(j, 5) for j in ((5, 15, 25) if args.quick else (5, 10, 15, 20, 25, 35))]
@@ -177,6 +179,8 @@ def main() -> None:
     lp_J = [(j, 100) for j in ((25, 100, 300) if args.quick else (25, 50, 100, 200, 300))]
     lp_S = [(300, s) for s in ((10, 50) if args.quick else (10, 25, 50, 100))]
     exact_tb = [(j, 8) for j in ((3, 5) if args.quick else (3, 5, 7))]
+    if args.lp_only:
+        exact_J, exact_S, exact_tb = [], [], []
     suffix = "" if args.regime == "paper" else f"_{args.regime}"
     result: dict[str, Any] = {"regime": args.regime, "seeds": seeds, "quick": args.quick, "eps": list(EPS), "exact_J": [], "exact_S": [], "exact_testbed": [], "lp_J": [],
                               "lp_S": []}
