@@ -41,8 +41,11 @@ models; also written in /work/coord/preemptive.md):
   rate (n_jsw = n_j), so the unrelated-machine model only distinguishes edge,
   and cloud colocated.
 * Only ``requested_workers`` (the trace's GPU count) is extra to the paper's
-  model: the gang (all-or-nothing) baselines SRTF and Tiresias-L use it; the
-  paper's algorithm is elastic and ignores it.
+  model: the gang (all-or-nothing) baselines SRTF and Tiresias-L use it (the
+  paper's non-elastic reading); the paper's algorithm and the ``*_elastic``
+  baseline variants use one worker per chunk and ignore it.
+* q_j is uniform in the paper's [30, 575] MB (`GRADIENT_MB`); the workload
+  regime (`REGIMES`) is a generator option.
 """
 
 from __future__ import annotations
