@@ -142,6 +142,10 @@ def plot(result: dict[str, Any], path: Path) -> None:
         (axes[1, 1], result["lp_S"], "servers", "jct_ratio", f"Fig. 13 (LP): JCT / LB vs S (regime {result['regime']})"),
     ]
     for ax, rows, xkey, key, title in panels:
+        if not rows:  # --lp-only: the exact panels do not depend on the regime
+            ax.set_axis_off()
+            ax.text(0.5, 0.5, f"{title}\nnot run here (--lp-only)", ha="center", va="center", fontsize=9)
+            continue
         xs = sorted({r[xkey] for r in rows})
         for i, eps in enumerate(EPS):
             ys = [_mean([r for r in rows if r[xkey] == x], key, eps) for x in xs]
