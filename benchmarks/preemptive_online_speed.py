@@ -4,33 +4,33 @@ The issue asks for < 30 s on 2 cores. Reports, per seed, the algorithm's own run
 the online run, A_ps, schedule assembly), the wall time of the call (adds the objective and the Result
 construction), and the validator's time; every schedule is validated.
 
-    .venv/bin/python benchmarks/preemptive_online_speed.py --seeds 3
+    .venv/bin/python benchmarks/preemptive_online_speed.py --seeds 0-2
+    .venv/bin/python benchmarks/preemptive_online_speed.py --seeds 0-2 --regime short_chunks
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import time
-from pathlib import Path
 
+from edgeopt.bench import benchmark_parser, result_path
+from edgeopt.core.jsonio import write_json
 from edgeopt.preemptive import FAMILY, generate
+from edgeopt.preemptive.instance import REGIMES
 from edgeopt.preemptive.online import online
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--seeds", type=int, default=3)
+    ap = benchmark_parser(__doc__.splitlines()[0], seeds="0-2")
+    ap.add_argument("--regime", choices=REGIMES, default="paper")
     ap.add_argument("--jobs", type=int, default=300)
     ap.add_argument("--servers", type=int, default=100)
     ap.add_argument("--speed", type=float, default=1.0)
-    ap.add_argument("--out", default="benchmarks/results/preemptive_online_speed.json")
     args = ap.parse_args()
     rows = []
     print(f"{'seed':>4} {'jobs':>5} {'chunks':>7} {'servers':>7} {'runtime_s':>9} {'call_s':>7} "
           f"{'valid_s':>7} {'JCT':>10} {'f(y)':>10} {'preempt':>7} {'cloud%':>6}")
-    for seed in range(args.seeds):
-        inst = generate("paper", seed=seed, jobs=args.jobs, servers=args.servers)
+    for seed in args.seeds:
+        inst = generate("paper", seed=seed, jobs=args.jobs, servers=args.servers, regime=args.regime)
         t0 = time.perf_counter()
         res = online(inst, seed=seed, speed=args.speed)
         call = time.perf_counter() - t0
@@ -50,8 +50,9 @@ def main() -> None:
               f"{row['preemptions']:>7} {100 * row['cloud_share']:>6.1f}")
     worst = max(r["call_s"] for r in rows)
     print(f"slowest call: {worst:.2f} s (target < 30 s)")
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps({"rows": rows, "slowest_call_s": worst}, indent=1))
+    suffix = "" if args.regime == "paper" else f"_{args.regime}"
+    write_json(result_path(args.out, f"preemptive_online_speed{suffix}.json"),
+               {"regime": args.regime, "rows": rows, "slowest_call_s": worst})
 
 
 if __name__ == "__main__":

@@ -18,34 +18,40 @@ Whole-slot rounding: a chunk of P slots takes ceil(P / (1 + eps)) slots at speed
 effective speed-up (sum of chunk-slots at speed 1 / at speed 1 + eps) is printed per row; on the
 ``small`` preset (P of 1-3 slots) it is well below 1 + eps.
 
-    .venv/bin/python benchmarks/preemptive_ratio.py --quick      # about 2 minutes
-    .venv/bin/python benchmarks/preemptive_ratio.py              # about 10 minutes
+The LP panels use the ``paper`` generator in the regime given by ``--regime`` (default ``paper``,
+Sec. V-A as printed; ``short_chunks`` / ``far_cloud`` are regimes where the edge matters, not the
+paper's); the exact panels use the ``small`` / ``testbed`` presets whatever the regime. A result
+that rejected jobs (status ``partial``) gets no ratio ("rejected" in the table).
 
-Writes ``benchmarks/results/preemptive_fig12_13.png`` and ``benchmarks/results/preemptive_ratio.json``.
+    .venv/bin/python benchmarks/preemptive_ratio.py --quick --seeds 0      # a few minutes
+    .venv/bin/python benchmarks/preemptive_ratio.py --seeds 0-1            # about 10-20 minutes
+    .venv/bin/python benchmarks/preemptive_ratio.py --quick --regime short_chunks
+
+Writes ``preemptive_ratio[_<regime>].json`` and ``preemptive_fig12_13[_<regime>].png`` under ``--out``.
 """
 
 from __future__ import annotations
 
-import argparse
 import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from edgeopt.bench import benchmark_parser, result_path
 from edgeopt.core import Status, registered
 from edgeopt.core.jsonio import write_json
 from edgeopt.preemptive import FAMILY, generate
+from edgeopt.preemptive.instance import REGIMES
 from formulations.preemptive import METHODS
 from formulations.preemptive.data import from_instance
 from formulations.preemptive.lp4_large import jct_bound_from_flow, solve_lp4_large
 
-ROOT = Path(__file__).resolve().parents[1]
 EPS = (0.0, 0.1, 0.5, 1.0)
 
 
 def _online(inst: Any, eps: float) -> Any:
-    """A_online at speed 1 + eps, validated. A result with rejected jobs (status infeasible) is kept
+    """A_online at speed 1 + eps, validated. A result with rejected jobs (status partial) is kept
     but gets no ratio: its objective covers fewer jobs."""
     res = registered("preemptive")["online"](inst, seed=0, speed=1.0 + eps)
     bad = FAMILY.check_result(inst, res)
@@ -89,9 +95,9 @@ def exact_point(jobs: int, servers: int, seed: int, time_limit: float, preset: s
     return row
 
 
-def lp_point(jobs: int, servers: int, seed: int, time_limit: float) -> dict[str, Any]:
-    """Online at each speed vs the LP bounds of (4) on one ``paper``-preset instance."""
-    inst = generate("paper", seed=seed, jobs=jobs, servers=servers)
+def lp_point(jobs: int, servers: int, seed: int, time_limit: float, regime: str = "paper") -> dict[str, Any]:
+    """Online at each speed vs the LP bounds of (4) on one ``paper``-generator instance of ``regime``."""
+    inst = generate("paper", seed=seed, jobs=jobs, servers=servers, regime=regime)
     runs = {eps: _online(inst, eps) for eps in EPS}
     makespan = max(max(max(c["slots"]) for c in js["chunks"]) for r in runs.values() for js in r.schedule["jobs"]) + 1
     t0 = time.perf_counter()
@@ -99,7 +105,7 @@ def lp_point(jobs: int, servers: int, seed: int, time_limit: float) -> dict[str,
     if lp.status != Status.OPTIMAL:
         raise RuntimeError(f"LP (4) not solved: {lp.status}")
     lb = jct_bound_from_flow(from_instance(inst), lp.bound)
-    row = {"jobs": jobs, "servers": servers, "seed": seed, "lp4": lp.bound, "jct_lower_bound": lb,
+    row = {"regime": regime, "jobs": jobs, "servers": servers, "seed": seed, "lp4": lp.bound, "jct_lower_bound": lb,
            "lp_columns": lp.extra["columns"], "lp_s": round(time.perf_counter() - t0, 2),
            "online_s": {str(e): round(r.runtime_s, 2) for e, r in runs.items()},
            "d_max": max(jb.chunks for jb in inst.jobs), "f_ratio": {}, "jct_ratio": {}, "effective_speed": {},
@@ -132,10 +138,14 @@ def plot(result: dict[str, Any], path: Path) -> None:
         (axes[0, 0], result["exact_J"], "jobs", "ratio",
          "Fig. 12 (exact): JCT / OPT(2) vs J (S=5; dashed: testbed preset, S=8)"),
         (axes[0, 1], result["exact_S"], "servers", "ratio", "Fig. 13 (exact): JCT / OPT(2) vs S"),
-        (axes[1, 0], result["lp_J"], "jobs", "jct_ratio", "Fig. 12 (LP): JCT / LB vs J (paper preset)"),
-        (axes[1, 1], result["lp_S"], "servers", "jct_ratio", "Fig. 13 (LP): JCT / LB vs S (paper preset)"),
+        (axes[1, 0], result["lp_J"], "jobs", "jct_ratio", f"Fig. 12 (LP): JCT / LB vs J (paper generator, regime {result['regime']})"),
+        (axes[1, 1], result["lp_S"], "servers", "jct_ratio", f"Fig. 13 (LP): JCT / LB vs S (regime {result['regime']})"),
     ]
     for ax, rows, xkey, key, title in panels:
+        if not rows:  # --lp-only: the exact panels do not depend on the regime
+            ax.set_axis_off()
+            ax.text(0.5, 0.5, f"{title}\nnot run here (--lp-only)", ha="center", va="center", fontsize=9)
+            continue
         xs = sorted({r[xkey] for r in rows})
         for i, eps in enumerate(EPS):
             ys = [_mean([r for r in rows if r[xkey] == x], key, eps) for x in xs]
@@ -160,29 +170,35 @@ def plot(result: dict[str, Any], path: Path) -> None:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--quick", action="store_true", help="fewer sizes and one seed")
-    ap.add_argument("--seeds", type=int, default=2)
+    ap = benchmark_parser(__doc__.split("\n")[0], seeds="0-1")
+    ap.add_argument("--quick", action="store_true", help="fewer sizes")
+    ap.add_argument("--regime", choices=REGIMES, default="paper", help="workload regime of the LP panels")
     ap.add_argument("--time-limit", type=float, default=60.0, help="seconds per exact solve / LP")
-    ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "preemptive_fig12_13.png")
-    ap.add_argument("--json", type=Path, default=ROOT / "benchmarks" / "results" / "preemptive_ratio.json")
+    ap.add_argument("--lp-only", action="store_true",
+                    help="only the LP panels (the exact panels do not depend on --regime)")
     args = ap.parse_args()
-    seeds = range(1 if args.quick else args.seeds)
+    seeds = args.seeds
     exact_J = [(j, 5) for j in ((5, 15, 25) if args.quick else (5, 10, 15, 20, 25, 35))]
     exact_S = [(15, s) for s in ((5, 25, 45) if args.quick else (5, 15, 25, 35, 45))]
     lp_J = [(j, 100) for j in ((25, 100, 300) if args.quick else (25, 50, 100, 200, 300))]
     lp_S = [(300, s) for s in ((10, 50) if args.quick else (10, 25, 50, 100))]
     exact_tb = [(j, 8) for j in ((3, 5) if args.quick else (3, 5, 7))]
-    result: dict[str, Any] = {"eps": list(EPS), "exact_J": [], "exact_S": [], "exact_testbed": [], "lp_J": [],
+    if args.lp_only:
+        exact_J, exact_S, exact_tb = [], [], []
+    suffix = "" if args.regime == "paper" else f"_{args.regime}"
+    result: dict[str, Any] = {"regime": args.regime, "seeds": seeds, "quick": args.quick, "eps": list(EPS), "exact_J": [], "exact_S": [], "exact_testbed": [], "lp_J": [],
                               "lp_S": []}
     hdr = "  ".join(f"e={e:<4}" for e in EPS)
     print(f"{'panel':8} {'J':>4} {'S':>4} seed  {hdr}   reference")
     def exact_tb_point(jobs: int, servers: int, seed: int, time_limit: float) -> dict[str, Any]:
         return exact_point(jobs, servers, seed, time_limit, preset="testbed")
 
+    def lp_regime_point(jobs: int, servers: int, seed: int, time_limit: float) -> dict[str, Any]:
+        return lp_point(jobs, servers, seed, time_limit, regime=args.regime)
+
     for panel, sizes, fn in (("exact_J", exact_J, exact_point), ("exact_S", exact_S, exact_point),
                              ("exact_testbed", exact_tb, exact_tb_point),
-                             ("lp_J", lp_J, lp_point), ("lp_S", lp_S, lp_point)):
+                             ("lp_J", lp_J, lp_regime_point), ("lp_S", lp_S, lp_regime_point)):
         for jobs, servers in sizes:
             for seed in seeds:
                 done = [r for r in result["lp_J"] if (r["jobs"], r["servers"], r["seed"]) == (jobs, servers, seed)]
@@ -205,9 +221,11 @@ def main() -> None:
            for panel in ("exact_J", "lp_J")}
     result["effective_speed_mean"] = eff
     print("mean effective speed-up (whole-slot rounding):", eff)
-    write_json(args.json, result)
-    plot(result, args.out)
-    print(f"wrote {args.json} and {args.out}")
+    json_path = result_path(args.out, f"preemptive_ratio{suffix}.json")
+    png_path = result_path(args.out, f"preemptive_fig12_13{suffix}.png")
+    write_json(json_path, result)
+    plot(result, png_path)
+    print(f"wrote {json_path} and {png_path}")
 
 
 if __name__ == "__main__":

@@ -6,7 +6,8 @@ worker-level preemption (MINLP (2)); the fractional flow time ILP (4) is its
 lower bound (Lemma 1). Modules: `instance` (data model + generators),
 `schedule` (schedule model, validator of (2)/(4), both objectives, preemption
 counts), `online` (A_online = A_greedy + A_ps, with its dual values),
-`baselines` (A_online-E, SRTF, Tiresias-L, BatchSche of Sec. V).
+`baselines` (A_online-E, SRTF, Tiresias-L, BatchSche of Sec. V, and the
+elastic SRTF / Tiresias-L variants that are not the paper's).
 """
 
 from __future__ import annotations

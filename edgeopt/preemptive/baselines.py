@@ -3,25 +3,31 @@
 * ``online_edge`` (A_online-E): A_online restricted to the edge servers.
 * ``srtf`` (Schrage & Miller): job-level preemptive, shortest remaining
   training time first (remaining = slots to finish if run without pause),
-  gang of ``requested_workers`` (see `gang`).
+  gang of ``requested_workers`` (the paper's non-elastic reading, see `gang`).
 * ``tiresias_l`` (Gu et al., Tiresias-L, the discretised 2D-LAS variant with
   known-nothing priorities): jobs in priority queues by attained service
   (worker-slots received), queue thresholds ``4 P~`` and ``40 P~`` worker-slots
   (P~ = median chunk time of the instance), FIFO by arrival inside a queue,
-  all-or-nothing job preemption. Starvation promotion is left out.
+  all-or-nothing job preemption, gang of ``requested_workers``. Starvation
+  promotion is left out.
+* ``srtf_elastic`` / ``tiresias_l_elastic``: the same rules with one worker per
+  chunk (k = D_j); not the paper's baselines, reported next to them.
 * ``batchsche`` (Zhang et al. [11], non-preemptive, batched, price-driven): at
   the start of each geometric round tau_i = 2^(i-1) (`edgeopt.core.geometric_rounds`)
   the arrived, unscheduled jobs form a batch, taken smallest total work first.
   Each job books, without preemption, either (a) the cloud with one worker per
-  chunk at the colocated rate, at unit price ``cloud_price`` per worker-slot, or
+  chunk at the colocated rate, at unit price ``cloud_price`` per worker-slot
+  (default 0: the reference price function at unlimited capacity), or
   (b) w edge workers of its type (the w with the earliest free time, w =
   number of eligible workers free at the round start, at least 1), each
   training its ceil(D_j/w)-share of chunks back to back from its free time,
   at unit price ``exponential_price(share of the server's workers booked
-  beyond the round start, before this job, base)``; it takes the cheaper total ``worker-slots x unit price`` (ties:
-  the earlier completion). This is the "minimise the overall resource cost"
-  rule of Sec. V-A with [11]'s exponential prices; the cloud's low price makes
-  it go to the cloud often, as the paper observes.
+  beyond the round start, before this job, lambda)`` with lambda = 2 T H R F + 1
+  (`batchsche_lambda`); it takes the cheaper total ``worker-slots x unit price``
+  (ties: the earlier completion, then the edge). This is the "minimise the overall resource
+  cost" rule of Sec. V-A with [11]'s exponential prices; the cloud's zero price
+  makes it go to the cloud unless an idle edge server finishes earlier, as the
+  paper observes ("the low resource price of the cloud").
 
 All run online through `edgeopt.core.run_online` and use A_ps (`online.assign_ps`)
 for PSs (PS placement never changes the JCT here).
@@ -35,7 +41,16 @@ from typing import Any
 
 import numpy as np
 
-from edgeopt.core import OnlinePolicy, exponential_price, geometric_rounds, register, run_online, stopwatch
+from edgeopt.core import (
+    InputError,
+    OnlinePolicy,
+    exponential_price,
+    geometric_rounds,
+    price_base,
+    register,
+    run_online,
+    stopwatch,
+)
 from edgeopt.preemptive.gang import GangJob, GangPolicy
 from edgeopt.preemptive.instance import Instance, Job
 from edgeopt.preemptive.online import FAMILY_NAME, assign_ps, run_greedy
@@ -74,42 +89,105 @@ def _finish(instance: Instance, name: str, policy: Any, late: list[Any], seed: i
 
 def _gang(instance: Instance, name: str, seed: int, priority: Any, gang: str,
           extra: dict[str, Any] | None = None) -> Any:
-    from edgeopt.core import InputError
-
-    if gang not in ("requested", "chunks"):
-        raise InputError("gang", f"must be 'requested' or 'chunks', got {gang!r}")
     with stopwatch() as el:
         policy = GangPolicy(instance, priority, gang)
         late = run_online(policy, instance.jobs, instance.horizon)
     return _finish(instance, name, policy, late, seed, el, extra)
 
 
-@register(FAMILY_NAME, "srtf", kind="baseline",
-          summary="SRTF: job-level preemptive gang scheduling, shortest remaining training time first")
-def srtf(instance: Instance, *, seed: int = 0, gang: str = "requested") -> Any:
-    """Shortest remaining training time first (job-level preemption, all-or-nothing)."""
-
-    def prio(g: GangJob, t: int) -> tuple:
-        return (g.remaining_time(), g.arrival, g.job)
-
-    return _gang(instance, "srtf", seed, prio, gang, {"gang": gang})
-
-
-@register(FAMILY_NAME, "tiresias_l", kind="baseline",
-          summary="Tiresias-L: 2D-LAS priority queues on attained worker-slots, all-or-nothing preemption")
-def tiresias_l(instance: Instance, *, seed: int = 0, thresholds: Sequence[float] | None = None,
-               gang: str = "requested") -> Any:
-    """Discretised least-attained-service (Tiresias-L); ``thresholds`` in worker-slots (default 4 and 40 x median P_j)."""
+def _tiresias_thresholds(instance: Instance, thresholds: str | Sequence[float] | None) -> tuple[float, ...]:
+    """Queue thresholds: default 4 and 40 x the median P_j; else ``"a,b"`` (the CLI's form) or a sequence."""
     if thresholds is None:
         med = float(np.median(instance.chunk_slots_array())) if instance.jobs else 1.0
-        thresholds = (4 * med, 40 * med)
-    thresholds = tuple(float(x) for x in thresholds)
+        return (4 * med, 40 * med)
+    items = thresholds.strip("[]() ").split(",") if isinstance(thresholds, str) else list(thresholds)
+    try:
+        out = tuple(float(x) for x in items if str(x).strip())
+    except ValueError:
+        raise InputError("thresholds", f"expected comma-separated numbers, got {thresholds!r}") from None
+    if not out or any(not math.isfinite(x) or x <= 0 for x in out):
+        raise InputError("thresholds", f"expected positive finite numbers, got {thresholds!r}")
+    return tuple(sorted(out))
 
+
+def _srtf_priority(g: GangJob, t: int) -> tuple:
+    return (g.remaining_time(), g.arrival, g.job)
+
+
+def _las_priority(thresholds: tuple[float, ...]) -> Any:
     def prio(g: GangJob, t: int) -> tuple:
         queue = sum(1 for th in thresholds if g.attained >= th)
         return (queue, g.arrival, g.job)
 
-    return _gang(instance, "tiresias_l", seed, prio, gang, {"queue_thresholds": list(thresholds), "gang": gang})
+    return prio
+
+
+@register(FAMILY_NAME, "srtf", kind="baseline",
+          summary="SRTF [16] as in the paper: job-level preemptive gang of the trace's requested workers, "
+                  "shortest remaining training time first")
+def srtf(instance: Instance, *, seed: int = 0) -> Any:
+    """Shortest remaining training time first, the paper's non-elastic reading.
+
+    Each job runs on exactly ``requested_workers`` workers (the trace's GPU count, 1-8), on the
+    edge or on the cloud, all-or-nothing (job-level preemption). Sec. V-A computes "the worker
+    requirement of each job ... according to the number of GPUs of the real trace" and Sec. V-B
+    blames SRTF's and Tiresias-L's under-utilisation on "the non-elastic job requirement", so the
+    gang is fixed even on the unlimited cloud. `srtf_elastic` is the one-worker-per-chunk variant.
+
+    Args:
+        seed: seed of A_ps's PS draws (the schedule of workers is deterministic).
+    """
+    return _gang(instance, "srtf", seed, _srtf_priority, "requested", {"gang": "requested"})
+
+
+@register(FAMILY_NAME, "srtf_elastic", kind="baseline",
+          summary="SRTF with one worker per chunk (not the paper's reading): job-level preemptive gang of D_j "
+                  "workers, shortest remaining training time first")
+def srtf_elastic(instance: Instance, *, seed: int = 0) -> Any:
+    """SRTF with an elastic gang: k = D_j workers, one per chunk (fewer only when the edge has fewer).
+
+    Not the paper's baseline (see `srtf`): it gives SRTF the same per-chunk parallelism as
+    A_online, so only the scheduling rule differs (job-level all-or-nothing preemption and SRTF
+    order against A_greedy's worker-level HAPRF). A job on the cloud then finishes in
+    Delta_{j,c} + P_j (colocated), as under A_online.
+
+    Args:
+        seed: seed of A_ps's PS draws (the schedule of workers is deterministic).
+    """
+    return _gang(instance, "srtf_elastic", seed, _srtf_priority, "chunks", {"gang": "chunks"})
+
+
+@register(FAMILY_NAME, "tiresias_l", kind="baseline",
+          summary="Tiresias-L [13] as in the paper: 2D-LAS priority queues on attained worker-slots, "
+                  "all-or-nothing gang of the trace's requested workers")
+def tiresias_l(instance: Instance, *, seed: int = 0, thresholds: str | None = None) -> Any:
+    """Discretised least-attained-service (Tiresias-L), the paper's non-elastic reading.
+
+    Gang of ``requested_workers`` as in `srtf`; `tiresias_l_elastic` is the one-worker-per-chunk
+    variant.
+
+    Args:
+        seed: seed of A_ps's PS draws (the schedule of workers is deterministic).
+        thresholds: queue thresholds in attained worker-slots, "a,b" (default 4 and 40 x median P_j).
+    """
+    th = _tiresias_thresholds(instance, thresholds)
+    return _gang(instance, "tiresias_l", seed, _las_priority(th), "requested",
+                 {"queue_thresholds": list(th), "gang": "requested"})
+
+
+@register(FAMILY_NAME, "tiresias_l_elastic", kind="baseline",
+          summary="Tiresias-L with one worker per chunk (not the paper's reading): 2D-LAS queues, "
+                  "all-or-nothing gang of D_j workers")
+def tiresias_l_elastic(instance: Instance, *, seed: int = 0, thresholds: str | None = None) -> Any:
+    """Tiresias-L with an elastic gang of k = D_j workers (see `srtf_elastic` for why it exists).
+
+    Args:
+        seed: seed of A_ps's PS draws (the schedule of workers is deterministic).
+        thresholds: queue thresholds in attained worker-slots, "a,b" (default 4 and 40 x median P_j).
+    """
+    th = _tiresias_thresholds(instance, thresholds)
+    return _gang(instance, "tiresias_l_elastic", seed, _las_priority(th), "chunks",
+                 {"queue_thresholds": list(th), "gang": "chunks"})
 
 
 class BatchPolicy(OnlinePolicy[Job]):
@@ -196,7 +274,8 @@ class BatchPolicy(OnlinePolicy[Job]):
             self.rejected.append(j)
             self.commit(j, {"rejected": True})
             return
-        cost, _end, kind, plan = min(options, key=lambda o: (o[0], o[1]))
+        # cheaper first, then the earlier completion, then the edge (the data's side) on a full tie
+        cost, _end, kind, plan = min(options, key=lambda o: (o[0], o[1], o[2] != "edge"))
         if kind == "cloud":
             assert self.cloud is not None
             p = inst.chunk_slots(j, True)
@@ -220,12 +299,50 @@ class BatchPolicy(OnlinePolicy[Job]):
         return [jb.id for jb in self.waiting]
 
 
+def batchsche_lambda(instance: Instance) -> float:
+    """lambda = 2 T H R F + 1 of the reference price function (Zhang et al.; eq. (11) of the journal version).
+
+    Mapping to this family: T = the instance horizon, H = number of edge servers, R = 1 (the priced
+    resource is a server's pool of W_s workers; PSs are not priced, as A_ps places them), F = an upper
+    bound of a job's weight per unit of normalised resource consumption: every job weighs 1 (total JCT)
+    and a job consumes at least D_j P_j / max_s W_s (all its chunk-slots on the largest edge server),
+    so F = max_j max_s W_s / (D_j P_j).
+    """
+    sizes = [len(sv.workers) for sv in instance.servers if not sv.is_cloud and sv.workers]
+    if not sizes or not instance.jobs:
+        return math.e ** 2  # no edge worker or no job: the price is never used
+    f_ratio = max(max(sizes) / (job.chunks * instance.chunk_slots(j, False)) for j, job in enumerate(instance.jobs))
+    return price_base(instance.horizon, len(sizes), 1, f_ratio)
+
+
 @register(FAMILY_NAME, "batchsche", kind="baseline",
           summary="BatchSche [11]: geometric batches, non-preemptive bookings on the cheapest priced resources")
-def batchsche(instance: Instance, *, seed: int = 0, cloud_price: float = 1.0, base: float = math.e ** 2) -> Any:
-    """BatchSche of Sec. V-A (see the module docstring)."""
+def batchsche(instance: Instance, *, seed: int = 0, cloud_price: float = 0.0, base: float | None = None) -> Any:
+    """BatchSche of Sec. V-A (see the module docstring).
+
+    Prices follow the reference algorithm (Zhang et al., MobiHoc 2020, the conference version of
+    Zhou et al.'s heterogeneous-cluster scheduler): a resource's unit price is
+    ``lambda ** (used / capacity) - 1``. The cloud has unlimited capacity, so its price is
+    ``lambda ** 0 - 1 = 0`` at any use: ``cloud_price = 0`` is derived, not chosen. An edge
+    booking is then cheaper only on a server with no worker booked beyond the round start (price
+    0, a tie broken by the earlier completion). ``base`` defaults to `batchsche_lambda`
+    (lambda = 2 T H R F + 1); with ``cloud_price = 0`` it decides nothing (an edge price is 0 or
+    positive whatever lambda is) and matters only when ``cloud_price > 0``. The earlier defaults
+    (``cloud_price = 1``, ``base = e**2``) are available as parameters and reported in
+    docs/reproduction/preemptive.md.
+
+    Args:
+        seed: seed of A_ps's PS draws.
+        cloud_price: unit price of a cloud worker-slot (derived default 0: unlimited capacity).
+        base: lambda of the edge price function (default: 2 T H R F + 1, see batchsche_lambda).
+    """
+    if not cloud_price >= 0 or not math.isfinite(cloud_price):
+        raise InputError("cloud_price", f"must be a finite number >= 0, got {cloud_price}")
+    lam = batchsche_lambda(instance) if base is None else float(base)
+    if not lam > 1 or not math.isfinite(lam):
+        raise InputError("base", f"must be a finite number > 1, got {base}")
     with stopwatch() as el:
-        policy = BatchPolicy(instance, cloud_price=cloud_price, base=base)
+        policy = BatchPolicy(instance, cloud_price=cloud_price, base=lam)
         late = run_online(policy, instance.jobs, instance.horizon)
     return _finish(instance, "batchsche", policy, late, seed, el,
-                   {"cloud_price": cloud_price, "price_base": base})
+                   {"cloud_price": cloud_price, "price_base": lam})

@@ -12,7 +12,7 @@ with the least remaining work of jobs that the scheduler's own priority rule
 puts before the newcomer (ties: least total pinned work, then index); the
 job goes to the cloud instead (k cloud workers, colocated rate, no waiting
 and no preemption there) when that finishes earlier by the same estimate
-(r_j + Delta + that work ahead + ceil(D_j/k) P_j). ``gang="chunks"`` sets
+(r_j + Delta + that work ahead + ceil(D_j/k) P_j). ``gang="chunks"`` (the ``*_elastic`` baselines) sets
 k = D_j (one worker per chunk) instead of the trace's requirement.
 
 Each slot the released, unfinished edge jobs are taken in priority order

@@ -41,8 +41,11 @@ models; also written in /work/coord/preemptive.md):
   rate (n_jsw = n_j), so the unrelated-machine model only distinguishes edge,
   and cloud colocated.
 * Only ``requested_workers`` (the trace's GPU count) is extra to the paper's
-  model: the gang (all-or-nothing) baselines SRTF and Tiresias-L use it; the
-  paper's algorithm is elastic and ignores it.
+  model: the gang (all-or-nothing) baselines SRTF and Tiresias-L use it (the
+  paper's non-elastic reading); the paper's algorithm and the ``*_elastic``
+  baseline variants use one worker per chunk and ignore it.
+* q_j is uniform in the paper's [30, 575] MB (`GRADIENT_MB`); the workload
+  regime (`REGIMES`) is a generator option.
 """
 
 from __future__ import annotations
@@ -55,10 +58,27 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from edgeopt.core import InputError
 
-PRESETS = ("small", "testbed", "paper")
+PRESETS = ("small", "testbed", "paper", "paper_edge")
 
-#: Table II: (model, dataset, D_j chunks, B_j mini-batches per chunk, gradient size MB).
-#: The gradient sizes are the models' fp32 parameter sizes (public facts), used as q_j.
+#: Workload regimes of the ``testbed`` / ``paper`` generators (keyword ``regime``):
+#:
+#: * ``paper``: Sec. V-A as printed (m_j in [0.001, 0.05] h, cloud upload delay in [10, 15] slots).
+#:   A chunk then trains for about 60 slots (E_j B_j m_j ~ 40 * 58 * 0.025 h) while the unlimited
+#:   cloud is only 10-15 slots away, so sending work to the cloud nearly always pays and ratios
+#:   near 1 come easily.
+#: * ``short_chunks`` (not in the paper; a regime where the edge matters): m_j in [0.001, 0.005] h
+#:   (the testbed's scaled-down range), so a chunk trains for about 3-17 slots, comparable to or
+#:   shorter than the cloud's upload delay.
+#: * ``far_cloud`` (not in the paper; a regime where the edge matters): the paper's m_j but a cloud
+#:   upload delay in [60, 120] slots, one to two chunk times.
+REGIMES = ("paper", "short_chunks", "far_cloud")
+
+#: q_j range of Sec. V-A (MB): "q_j in [30, 575] MB".
+GRADIENT_MB = (30.0, 575.0)
+
+#: Table II: (model, dataset, D_j chunks, B_j mini-batches per chunk, fp32 parameter size MB).
+#: The parameter sizes are public facts kept for reference; q_j itself is drawn from the paper's
+#: stated range `GRADIENT_MB` (Sec. V-A), independently of the model, as the paper does.
 TABLE_II: tuple[tuple[str, str, int, int, float], ...] = (
     ("ResNet-50", "CIFAR10", 27, 58, 98.0),
     ("ResNet-101", "CIFAR10", 27, 58, 170.0),
@@ -242,11 +262,16 @@ def _draw_jobs(
     cloud_delay: tuple[int, int],
     storage: bool,
 ) -> list[dict[str, Any]]:
-    """Jobs with the ranges of Sec. V-A (slot = one hour)."""
+    """Jobs with the ranges of Sec. V-A (slot = one hour).
+
+    q_j is uniform in the paper's [30, 575] MB (`GRADIENT_MB`). With b_j in [100, 5120] Mbps and a
+    one-hour slot the communication term 2 * 8 q_j / b_j of eq. (1) is at most 92 s per mini-batch,
+    so it lengthens a non-colocated mini-batch by up to 0.026 h (about 1 % to 300 % of m_j).
+    """
     jobs: list[dict[str, Any]] = []
     t = 0.0
     for k in range(n_jobs):
-        model, _ds, d, b, q = TABLE_II[int(rng.integers(len(TABLE_II)))]
+        model, _ds, d, b, _param_mb = TABLE_II[int(rng.integers(len(TABLE_II)))]
         if k > 0:
             t += float(rng.exponential(arrival_gap))
         delays = [
@@ -267,7 +292,7 @@ def _draw_jobs(
                 "minibatches_per_chunk": b,
                 "worker_time_slots": round(float(rng.uniform(*minibatch_h)), 6),  # hours = slots
                 "ps_time_slots": round(float(rng.uniform(10, 100)) / 1000 / 3600, 9),  # G_j in [10, 100] ms
-                "gradient_size_mb": round(float(q * rng.uniform(0.8, 1.2)), 3),
+                "gradient_size_mb": round(float(rng.uniform(*GRADIENT_MB)), 3),
                 "bandwidth_mbps": round(float(rng.uniform(100, 5 * 1024)), 3),
                 "upload_delay_slots": delays,
                 "requested_workers": min(gpus, d),
@@ -319,7 +344,17 @@ def _small(rng: np.random.Generator, jobs: int | None, servers: int | None, stor
     return Instance(name="small", horizon=horizon, slot_seconds=1.0, servers=sv, jobs=[Job(**j) for j in js])
 
 
-def _testbed(rng: np.random.Generator, jobs: int | None, servers: int | None, storage: bool) -> Instance:
+def _regime_ranges(regime: str, minibatch_h: tuple[float, float]) -> dict[str, Any]:
+    """m_j and cloud-delay ranges of a `REGIMES` entry (``minibatch_h``: the preset's own m_j range)."""
+    if regime == "short_chunks":
+        return {"minibatch_h": (0.001, 0.005), "cloud_delay": (10, 15)}
+    if regime == "far_cloud":
+        return {"minibatch_h": minibatch_h, "cloud_delay": (60, 120)}
+    return {"minibatch_h": minibatch_h, "cloud_delay": (10, 15)}
+
+
+def _testbed(rng: np.random.Generator, jobs: int | None, servers: int | None, storage: bool,
+             regime: str = "paper") -> Instance:
     """Sec. V-A testbed: 8 edge machines + the cloud, 30 jobs, Table II models, slot = 1 hour.
 
     Each edge machine (1 GPU, 12 CPU cores, 16 GB) hosts one GPU worker
@@ -333,20 +368,22 @@ def _testbed(rng: np.random.Generator, jobs: int | None, servers: int | None, st
     sv = [Server(name=f"edge{s}", workers=[0, 1, 1], ps=3, storage_mb=20000.0 if storage else None)
           for s in range(n_edge)]
     sv.append(Server(name="cloud", is_cloud=True))
-    js = _draw_jobs(rng, n_jobs, sv, [0, 1], arrival_gap=2.0, epochs=(20, 60), minibatch_h=(0.001, 0.005),
-                    edge_delay=(1, 4), cloud_delay=(10, 15), storage=storage)
+    js = _draw_jobs(rng, n_jobs, sv, [0, 1], arrival_gap=2.0, epochs=(20, 60), edge_delay=(1, 4),
+                    storage=storage, **_regime_ranges(regime, (0.001, 0.005)))
     return Instance(name="testbed", horizon=_safe_horizon(sv, js, 3600.0), slot_seconds=3600.0, servers=sv,
                     jobs=[Job(**j) for j in js])
 
 
-def _paper(rng: np.random.Generator, jobs: int | None, servers: int | None, storage: bool) -> Instance:
+def _paper(rng: np.random.Generator, jobs: int | None, servers: int | None, storage: bool,
+           regime: str = "paper") -> Instance:
     """Sec. V-A simulator: 100 edge servers + a virtual cloud, 300 jobs, slot = 1 hour.
 
     Per server: workers = GPUs of a Philly-like server (2, 4 or 8), PSs = CPU
     share (2 to 4 per worker, so PSs never run short); 8 to 10 worker types,
     each worker's type uniform. Jobs: Table II models, E in [20, 60], m_j in
-    [0.001, 0.05] h, G_j in [10, 100] ms, q_j around the model's size
-    (30-575 MB range), b_j in [100, 5120] Mbps, Delta in [1, 4] / [10, 15].
+    [0.001, 0.05] h, G_j in [10, 100] ms, q_j uniform in [30, 575] MB,
+    b_j in [100, 5120] Mbps, Delta in [1, 4] / [10, 15]. ``regime`` changes
+    m_j or the cloud delay (`REGIMES`).
     Arrivals: exponential gaps of mean 1 slot (the trace's submissions scaled).
     """
     n_edge = servers if servers is not None else 100
@@ -359,8 +396,8 @@ def _paper(rng: np.random.Generator, jobs: int | None, servers: int | None, stor
                          ps=int(nw * rng.integers(2, 5)), storage_mb=50000.0 if storage else None))
     sv.append(Server(name="cloud", is_cloud=True))
     present = sorted({w for s in sv for w in s.workers})
-    js = _draw_jobs(rng, n_jobs, sv, present, arrival_gap=1.0, epochs=(20, 60), minibatch_h=(0.001, 0.05),
-                    edge_delay=(1, 4), cloud_delay=(10, 15), storage=storage)
+    js = _draw_jobs(rng, n_jobs, sv, present, arrival_gap=1.0, epochs=(20, 60), edge_delay=(1, 4),
+                    storage=storage, **_regime_ranges(regime, (0.001, 0.05)))
     return Instance(name="paper", horizon=_safe_horizon(sv, js, 3600.0), slot_seconds=3600.0, servers=sv,
                     jobs=[Job(**j) for j in js])
 
@@ -373,18 +410,29 @@ def generate(
     servers: int | None = None,
     horizon: int | None = None,
     storage: bool = False,
+    regime: str | None = None,
 ) -> Instance:
     """A seeded instance; same arguments give an identical instance.
 
     Args:
         preset: ``small`` (exact models solve it in seconds), ``testbed``
-            (Sec. V-A, 8 edge + cloud, 30 jobs) or ``paper`` (100 edge + cloud,
-            300 jobs).
+            (Sec. V-A, 8 edge + cloud, 30 jobs), ``paper`` (100 edge + cloud,
+            300 jobs) or ``paper_edge`` (``paper`` in the ``short_chunks`` regime: not
+            the paper's setting, a regime where the edge matters).
         jobs, servers: override the number of jobs / edge servers (the cloud is added).
         horizon: override T (default: a horizon every algorithm finishes within).
         storage: also draw U_s and u_j (Sec. VI).
+        regime: workload regime of ``testbed`` / ``paper`` (`REGIMES`): ``paper``
+            (Sec. V-A as printed, the default), ``short_chunks`` or ``far_cloud``
+            (regimes where the edge matters, not in the paper). ``small`` has one regime.
     """
-    makers = {"small": _small, "testbed": _testbed, "paper": _paper}
+    makers = {"small": _small, "testbed": _testbed, "paper": _paper, "paper_edge": _paper}
+    if regime is None:
+        regime = "short_chunks" if preset == "paper_edge" else "paper"
+    if regime not in REGIMES:
+        raise InputError("regime", f"unknown regime {regime!r} (known: {', '.join(REGIMES)})")
+    if preset == "small" and regime != "paper":
+        raise InputError("regime", f"the small preset has no regime {regime!r}")
     if preset not in makers:
         raise InputError("preset", f"unknown preset {preset!r} for preemptive (known: {', '.join(PRESETS)})")
     if jobs is not None and jobs < 1:
@@ -394,11 +442,13 @@ def generate(
     if horizon is not None and horizon < 1:
         raise InputError("horizon", f"must be >= 1, got {horizon}")
     rng = np.random.default_rng(seed)
-    inst = makers[preset](rng, jobs, servers, storage)
+    inst = makers[preset](rng, jobs, servers, storage) if preset == "small" else makers[preset](
+        rng, jobs, servers, storage, regime)
     if horizon is not None:
         data = inst.model_dump()
         data["horizon"] = horizon
         kept = [j for j in data["jobs"] if j["arrival"] < horizon]
         data["jobs"] = [{**j, "id": k} for k, j in enumerate(kept)]
         inst = parse_instance(data)
-    return inst.model_copy(update={"name": f"{preset}-seed{seed}"})
+    tag = "" if regime == "paper" or preset == "paper_edge" else f"-{regime}"
+    return inst.model_copy(update={"name": f"{preset}{tag}-seed{seed}"})

@@ -25,7 +25,9 @@ Interpretations (see also the module docstrings of `instance` and `schedule`):
   cloud worker label.
 * Dual values (Sec. IV-C): alpha_jd = min Q at dispatch; beta_sw(t) = sum of
   mu_jd = 1/D_j over chunks on (s, w) with r_j <= t < c_jd (final c_jd),
-  as in Alg. 4 line 8 and the proof of Lemma 4. Returned as
+  as in Alg. 4 line 8 and the proof of Lemma 4. The terms come from the
+  policy's own log (dispatch, and the completion its worker reported), not
+  from the schedule, so Lemma 4 can be checked against the schedule. Returned as
   ``extra["duals"] = {"alpha": [[alpha_jd]], "beta_terms": [[s, w, r_j, c_jd, 1/D_j]]}``
   (cloud chunks included with their labels).
 * Speed augmentation: ``speed = 1 + eps`` shortens P_j to
@@ -108,6 +110,12 @@ class GreedyPolicy(OnlinePolicy[Job]):
         self.cloud_label = 0
         self.heap: list[tuple[int, int, int]] = []  # (planned completion, server, worker)
         self.wake: dict[tuple[int, int], int] = {}  # the heap entry of each worker that is current
+        # The algorithm's own dual bookkeeping (Alg. 4 line 8): beta_sw(t) gains mu_jd = 1/D_j from r_j
+        # when chunk (j, d) is dispatched to (s, w) and loses it when the worker reports the chunk done.
+        # Kept apart from the schedule (built later from the queues' executed intervals), so Lemma 4
+        # can be checked against the schedule.
+        self.beta_open: dict[tuple[int, int], tuple[int, int, int, float]] = {}  # (j, d) -> (s, w, r_j, mu)
+        self.beta_close: dict[tuple[int, int], int] = {}  # (j, d) -> slot its worker reported it done
 
     # ---- driver hooks ----
     def on_arrival(self, t: int, jobs: Sequence[Job]) -> None:
@@ -121,7 +129,7 @@ class GreedyPolicy(OnlinePolicy[Job]):
                 continue  # stale: the worker was replanned since
             del self.wake[(s, w)]
             q = self.queues[(s, w)]
-            for c in q.advance(t):
+            for c in self._advance(q, t):
                 self.commit(c.job, {"completed": c.chunk, "slot": c.planned_end})
             self._push(q)
 
@@ -129,6 +137,13 @@ class GreedyPolicy(OnlinePolicy[Job]):
         while self.heap and (self.heap[0][0] <= t or self.wake.get(self.heap[0][1:]) != self.heap[0][0]):
             heapq.heappop(self.heap)
         return self.heap[0][0] if self.heap else None
+
+    def _advance(self, q: WorkerQueue, t: int) -> list[QChunk]:
+        """``q.advance(t)``, recording each reported completion in the dual bookkeeping."""
+        done = q.advance(t)
+        for c in done:
+            self.beta_close[(c.job, c.chunk)] = c.planned_end
+        return done
 
     def _push(self, q: WorkerQueue) -> None:
         """(Re)schedule the wake-up of ``q`` at its next planned completion."""
@@ -158,8 +173,7 @@ class GreedyPolicy(OnlinePolicy[Job]):
         u = job.chunk_size_mb
         cands = [sw for sw in self.by_type.get(job.worker_type, []) if sw[1] >= 0]
         for sw in cands:
-            q = self.queues[sw]
-            q.advance(t)
+            self._advance(self.queues[sw], t)
         horizon = inst.horizon
 
         def edge_q(sw: tuple[int, int], d: int) -> tuple[float, QChunk] | None:
@@ -204,6 +218,8 @@ class GreedyPolicy(OnlinePolicy[Job]):
                 todo = range(job.chunks) if colocated else [d]
                 for dd in todo:
                     self.cloud_chunks.setdefault(j, []).append((dd, self.cloud_label, start, start + p))
+                    self.beta_open[(j, dd)] = (self.cloud, self.cloud_label, job.arrival, mu)
+                    self.beta_close[(j, dd)] = start + p  # the cloud never preempts
                     placed.append((dd, self.cloud, self.cloud_label))
                     self.cloud_label += 1
                     alphas.append(best)
@@ -218,6 +234,7 @@ class GreedyPolicy(OnlinePolicy[Job]):
                 q = self.queues[best_sw]
                 q.insert(chunk)
                 self._push(q)
+                self.beta_open[(j, d)] = (best_sw[0], best_sw[1], job.arrival, mu)
                 if u is not None and inst.servers[best_sw[0]].storage_mb is not None:
                     self.stored.setdefault(best_sw[0], []).append((chunk, u))
                 placed.append((d, best_sw[0], best_sw[1]))
@@ -247,6 +264,9 @@ class GreedyPolicy(OnlinePolicy[Job]):
         for lst in self.stored.values():
             lst[:] = [(c, u) for c, u in lst if c.job != j]
         self.cloud_chunks.pop(j, None)
+        for key in [k for k in self.beta_open if k[0] == j]:
+            del self.beta_open[key]
+            self.beta_close.pop(key, None)
         self.rejected.append(j)
         self.commit(j, {"rejected": True})
 
@@ -254,7 +274,7 @@ class GreedyPolicy(OnlinePolicy[Job]):
     def finish(self) -> None:
         """Run every worker's plan to its end (no job arrives any more)."""
         for q in self.queues.values():
-            q.advance(max(q.clock, max((c.planned_end for c in q.pending), default=q.clock)))
+            self._advance(q, max(q.clock, max((c.planned_end for c in q.pending), default=q.clock)))
 
 
 def _chunk_runs(policy: GreedyPolicy) -> dict[int, list[ChunkRun]]:
@@ -441,12 +461,8 @@ def run_greedy(instance: Instance, *, seed: int, speed: float, use_cloud: bool, 
         jobs = [JobSchedule(job=j, chunks=runs[j], ps=ps[j]) for j in sorted(runs) if j not in rejected]
         sched = Schedule(speed=speed, jobs=jobs, rejected=rejected)
     alpha = [policy.alpha.get(j, []) if j not in rejected else [] for j in range(len(instance.jobs))]
-    beta = []
-    for js in sched.jobs:
-        r = instance.jobs[js.job].arrival
-        mu = 1.0 / instance.jobs[js.job].chunks
-        for c in js.chunks:
-            beta.append([c.server, c.worker, r, max(c.slots) + 1, mu])
+    beta = [[s, w, r, policy.beta_close[key], mu] for key, (s, w, r, mu) in sorted(policy.beta_open.items())
+            if key[0] not in rejected]
     from edgeopt.preemptive.schedule import fractional_flow_time
 
     extra = {

@@ -6,11 +6,19 @@ import pytest
 
 from edgeopt.core import Status, geometric_rounds, registered
 from edgeopt.preemptive import FAMILY, generate
-from edgeopt.preemptive.baselines import batchsche, online_edge, srtf, tiresias_l
+from edgeopt.preemptive.baselines import (
+    batchsche,
+    batchsche_lambda,
+    online_edge,
+    srtf,
+    srtf_elastic,
+    tiresias_l,
+    tiresias_l_elastic,
+)
 from edgeopt.preemptive.online import online
 from edgeopt.preemptive.schedule import Schedule
 
-BASELINES = ["online_edge", "srtf", "tiresias_l", "batchsche"]
+BASELINES = ["online_edge", "srtf", "tiresias_l", "srtf_elastic", "tiresias_l_elastic", "batchsche"]
 
 
 def _inst(jobs: list[dict], servers: list[dict] | None = None, horizon: int = 80, cloud_delay: int = 60):
@@ -153,22 +161,41 @@ def test_batchsche_is_batched_and_non_preemptive():
 
 def test_batchsche_prefers_the_cheap_cloud_when_the_edge_is_busy():
     """Two jobs in one batch and one edge worker: the first (smaller) takes the idle edge worker
-    (price 0), the second finds it booked (price base^1 - 1 > cloud price 1) and goes to the cloud."""
+    (price 0 = the cloud's, same completion, the edge wins the tie), the second finds it booked
+    (price lambda^1 - 1 > 0 = the cloud's) and goes to the cloud. The old constants
+    (cloud price 1, base e^2) give the same split here."""
     inst = _inst([{"r": 0, "D": 1, "P": 2}, {"r": 0, "D": 1, "P": 3}], cloud_delay=1)
-    res = batchsche(inst)
-    _assert_valid(inst, res)
-    s = Schedule.model_validate(res.schedule)
-    servers = {js.job: js.chunks[0].server for js in s.jobs}
-    assert servers == {0: 0, 1: 1}
+    for params in ({}, {"cloud_price": 1.0, "base": 7.389}):
+        res = batchsche(inst, **params)
+        _assert_valid(inst, res)
+        s = Schedule.model_validate(res.schedule)
+        servers = {js.job: js.chunks[0].server for js in s.jobs}
+        assert servers == {0: 0, 1: 1}, params
 
 
-@pytest.mark.parametrize("algo", [srtf, tiresias_l])
+def test_batchsche_lambda_is_the_reference_formula():
+    """lambda = 2 T H R F + 1 with R = 1 and F = max_j max_s W_s / (D_j P_j), on a hand-sized case:
+    T = 80, H = 2 edge servers (1 and 3 workers), jobs (D=2, P=4) and (D=1, P=2): F = 3/2,
+    lambda = 2 * 80 * 2 * 1 * 1.5 + 1 = 481."""
+    servers = [{"workers": [0], "ps": 2}, {"workers": [0, 0, 0], "ps": 4}, {"is_cloud": True}]
+    inst = _inst([{"r": 0, "D": 2, "P": 4}, {"r": 0, "D": 1, "P": 2}], servers=servers)
+    assert batchsche_lambda(inst) == pytest.approx(481.0)
+    assert batchsche(inst).extra["price_base"] == pytest.approx(481.0)
+    from edgeopt.core import InputError
+
+    with pytest.raises(InputError, match="cloud_price"):
+        batchsche(inst, cloud_price=-1.0)
+    with pytest.raises(InputError, match="base"):
+        batchsche(inst, base=1.0)
+
+
+@pytest.mark.parametrize("algo", [srtf_elastic, tiresias_l_elastic])
 def test_gang_of_one_worker_per_chunk(algo):
-    """gang="chunks": k = D_j workers (fewer only when the edge has fewer eligible ones), and a
-    gang's chunks then all train in the same slots."""
+    """The elastic variants (formerly ``gang="chunks"``): k = D_j workers (fewer only when the edge
+    has fewer eligible ones), and a gang's chunks then all train in the same slots."""
     for seed in range(10):
         inst = generate("small", seed=seed)
-        res = algo(inst, seed=seed, gang="chunks")
+        res = algo(inst, seed=seed)
         _assert_valid(inst, res)
         s = Schedule.model_validate(res.schedule)
         for js in s.jobs:
@@ -178,7 +205,40 @@ def test_gang_of_one_worker_per_chunk(algo):
             assert len({(c.server, c.worker) for c in js.chunks}) == k
             if k == job.chunks:
                 assert len({tuple(c.slots) for c in js.chunks}) == 1
-    from edgeopt.core import InputError
 
-    with pytest.raises(InputError, match="gang"):
-        algo(generate("small", seed=0), gang="elastic")
+
+@pytest.mark.parametrize("algo", [srtf, tiresias_l])
+def test_paper_reading_keeps_the_requested_gang_even_on_the_cloud(algo):
+    """The paper's non-elastic reading: a job uses exactly min(requested_workers, eligible) workers,
+    also on the unlimited cloud, so a cloud job of D chunks and gang k takes ceil(D/k) P_colo slots."""
+    for seed in range(10):
+        inst = generate("small", seed=seed)
+        res = algo(inst, seed=seed)
+        _assert_valid(inst, res)
+        assert res.extra["gang"] == "requested"
+        for js in Schedule.model_validate(res.schedule).jobs:
+            job = inst.jobs[js.job]
+            on_cloud = js.chunks[0].server == inst.cloud
+            k = job.requested_workers if on_cloud else min(job.requested_workers,
+                                                           len(inst.eligible_workers(js.job)))
+            assert len({(c.server, c.worker) for c in js.chunks}) == k
+            if on_cloud:
+                end = max(max(c.slots) for c in js.chunks) + 1
+                start = inst.release(js.job, inst.cloud)
+                assert end - start == -(-job.chunks // k) * inst.chunk_slots(js.job, True)
+
+
+@pytest.mark.parametrize("name", ["online", "srtf", "srtf_elastic", "tiresias_l", "tiresias_l_elastic"])
+def test_every_preemptive_algorithm_preempts_when_it_must(name):
+    """One edge worker, the cloud out of reach: A (r=0, one chunk of 10 slots) runs first; B (r=3,
+    one chunk of 1 slot) arrives. A_online's HAPRF (B's gamma 1/1 > A's 1/10), SRTF (1 < 7 left)
+    and Tiresias-L (A's 3 attained worker-slots >= threshold 2 puts it in queue 1, B in queue 0) all
+    run B at slot 3 and so preempt A there: exactly one preemption, A resumes at slot 4."""
+    inst = _inst([{"r": 0, "D": 1, "P": 10}, {"r": 3, "D": 1, "P": 1}], horizon=40, cloud_delay=39)
+    params = {"thresholds": "2"} if name.startswith("tiresias") else {}
+    res = registered("preemptive")[name](inst, seed=0, **params)
+    _assert_valid(inst, res)
+    s = _slots(res)
+    assert s[(1, 0)] == [3]
+    assert s[(0, 0)] == [0, 1, 2, *range(4, 11)]
+    assert res.extra["preemptions"] == 1

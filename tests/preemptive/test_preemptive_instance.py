@@ -16,7 +16,7 @@ def _data(seed: int = 0) -> dict:
     return generate("small", seed=seed).model_dump(mode="json")
 
 
-@pytest.mark.parametrize("preset", ["small", "testbed", "paper"])
+@pytest.mark.parametrize("preset", ["small", "testbed", "paper", "paper_edge"])
 def test_generators_are_deterministic(preset):
     a = generate(preset, seed=5)
     b = generate(preset, seed=5)
@@ -148,3 +148,30 @@ def test_json_round_trip_is_lossless():
     inst = generate("testbed", seed=3)
     back = Instance.model_validate_json(inst.model_dump_json())
     assert back == inst
+
+
+def test_gradient_size_follows_the_papers_range():
+    """Sec. V-A: q_j in [30, 575] MB, drawn uniformly (the paper gives only the range)."""
+    for preset in ("testbed", "paper"):
+        q = [j.gradient_size_mb for seed in range(3) for j in generate(preset, seed=seed).jobs]
+        assert 30.0 <= min(q) and max(q) <= 575.0
+        assert max(q) - min(q) > 300.0  # spread over the range, not clustered at a model's size
+
+
+def test_regimes_change_only_chunk_times_or_the_cloud_delay():
+    """``short_chunks``: m_j in [0.001, 0.005] h; ``far_cloud``: cloud delay in [60, 120];
+    ``paper_edge`` = ``paper`` in the ``short_chunks`` regime; ``small`` has no regime."""
+    base = generate("paper", seed=3, jobs=40, servers=10)
+    short = generate("paper", seed=3, jobs=40, servers=10, regime="short_chunks")
+    far = generate("paper", seed=3, jobs=40, servers=10, regime="far_cloud")
+    alias = generate("paper_edge", seed=3, jobs=40, servers=10)
+    assert all(0.001 <= j.worker_time_slots <= 0.005 for j in short.jobs)
+    assert all(60 <= j.upload_delay_slots[-1] <= 120 for j in far.jobs)
+    assert all(10 <= j.upload_delay_slots[-1] <= 15 for j in base.jobs + short.jobs)
+    assert [j.worker_time_slots for j in far.jobs] == [j.worker_time_slots for j in base.jobs]
+    assert alias.jobs == short.jobs and alias.servers == short.servers
+    assert base.chunk_slots_array().mean() > 4 * short.chunk_slots_array().mean()
+    with pytest.raises(InputError, match="regime"):
+        generate("paper", seed=0, regime="nowhere")
+    with pytest.raises(InputError, match="regime"):
+        generate("small", seed=0, regime="far_cloud")

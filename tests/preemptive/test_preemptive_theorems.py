@@ -289,11 +289,17 @@ def test_lemma2_and_lemma4_on_online_duals(eps):
             res = online(inst, speed=1.0 + eps)
             for key, v in lemma2_rows(inst, res).items():
                 tally[key] += v
+            # Both dual sums come from A_greedy's own bookkeeping (alpha: the min Q at dispatch;
+            # beta: the policy's dispatch / reported-completion log), the direct side only from the
+            # validated schedule's slots and the instance's arrivals and chunk counts.
             sum_alpha = sum(map(sum, res.extra["duals"]["alpha"]))
-            sum_beta = sum(wt * (b - a) for (_s, _w, a, b, wt) in res.extra["duals"]["beta_terms"])
+            terms = res.extra["duals"]["beta_terms"]
+            horizon = np.arange(inst.horizon)
+            sum_beta = sum(float(_beta_at(v, horizon).sum()) for v in _beta(res).values())  # sum_sw sum_t beta_sw(t)
             sched = FAMILY.parse_schedule(res.schedule)
             direct = sum((max(c.slots) + 1 - inst.jobs[js.job].arrival) / inst.jobs[js.job].chunks
                          for js in sched.jobs for c in js.chunks)
+            assert len(terms) == sum(len(js.chunks) for js in sched.jobs)
             assert sum_alpha == pytest.approx(direct, rel=1e-9, abs=1e-9), "Lemma 4: sum alpha != sum (c-r)/D"
             assert sum_beta == pytest.approx(direct, rel=1e-9, abs=1e-9), "Lemma 4: sum beta != sum (c-r)/D"
     print(f"\nLemma 2, eps={eps}: {tally}")
@@ -344,6 +350,64 @@ def test_theorem3_speed_augmented_competitive_ratios(eps):
                 assert opt.status == Status.OPTIMAL
                 assert res.objective / opt.objective <= dmax * bound4 + TOL
                 worst["JCT/OPT2"] = max(worst["JCT/OPT2"], res.objective / opt.objective)
-    print(f"\nTheorem 3, eps={eps}: worst f/LP4 = {worst['f/LP4']:.4f} (bound 1+1/eps = {bound4:.2f}); "
+    print(f"\nTheorem 3 (printed form), eps={eps}: worst f/LP4 = {worst['f/LP4']:.4f} (bound 1+1/eps = {bound4:.2f}); "
           f"sum alpha/LP4 = {worst['alpha/LP4']:.4f} (bound {bound4:.2f}); worst JCT/OPT2 = "
           f"{worst['JCT/OPT2']:.4f}, JCT/LP4 = {worst['JCT/LP4']:.4f} (bound D_max(1+1/eps) <= {dmax_bound:.2f})")
+
+
+def test_lemma4_fails_when_the_dual_log_disagrees_with_the_schedule():
+    """The Lemma 4 check above can fail: shifting one logged completion by a slot breaks sum beta =
+    sum (c - r)/D computed from the schedule (guards against both sides sharing their numbers)."""
+    inst = scaled_instance(0, 1, jobs=3, servers=2)
+    res = online(inst)
+    sched = FAMILY.parse_schedule(res.schedule)
+    direct = sum((max(c.slots) + 1 - inst.jobs[js.job].arrival) / inst.jobs[js.job].chunks
+                 for js in sched.jobs for c in js.chunks)
+    terms = [list(t) for t in res.extra["duals"]["beta_terms"]]
+    assert sum(wt * (b - a) for _s, _w, a, b, wt in terms) == pytest.approx(direct)
+    terms[0][3] += 1
+    assert sum(wt * (b - a) for _s, _w, a, b, wt in terms) != pytest.approx(direct)
+
+
+@pytest.mark.parametrize("eps", [0.1, 0.5, 1.0])
+def test_theorem3_as_the_corrected_lemma2_supports_it(eps):
+    """What Theorem 3's proof yields once Lemma 2 is corrected (+1/D_j on the right of (6a)).
+
+    Derivation: with alpha'_jd = max(0, alpha_jd - P_j/D_j) (P_j the online's edge chunk time at
+    its speed), the corrected rows alpha_jd / P_j <= (t + 1 - r_j)/(D_j P_j) + beta_sw(t) + 1/D_j
+    become (6a) for alpha'; the proof's speed scaling then gives, by weak duality and Lemma 4,
+        sum_jd (c_jd - r_j)/D_j = sum alpha <= (1 + 1/eps) (LP4 + sum_j P_j),
+    and since c_j - r_j <= sum_d (c_jd - r_j) <= D_j * (the job's share of sum alpha),
+        JCT(online) <= D_max (1 + 1/eps) (LP4 + sum_j P_j).
+    This bounds A_online against LP (4) + sum_j P_j, not against ILP (4) as printed; with
+    sum_j P_j <= OPT2 (each job needs P_j slots) it is about 2 (1 + 1/eps) OPT (x D_max for (2)).
+
+    Assumptions (as in the printed-form test): `scaled_instance`, so chunk times are exact multiples
+    of the speed-up; LP4 is the LP relaxation of (4) without the PS rows (a lower bound of ILP4 and
+    OPT2); P_j the online's edge chunk time. Also printed: (LP4 + sum_j P_j) / OPT2 on the 3-job cases.
+    """
+    unit = {0.1: 11, 0.5: 3, 1.0: 2}[eps]
+    bound = 1 + 1 / eps
+    worst = {"alpha": 0.0, "jct": 0.0, "rhs/OPT2": 0.0}
+    for seed in range(6):
+        for jobs, servers, cloud in ((3, 2, True), (6, 2, True), (6, 2, False)):
+            inst = scaled_instance(seed, unit, jobs=jobs, servers=servers, cloud=cloud)
+            res = online(inst, speed=1 + eps)
+            lp4 = solve_lp4_large(inst, time_limit=60)
+            assert lp4.status == Status.OPTIMAL
+            fast = from_instance(inst, speed=1 + eps)
+            rhs = lp4.bound + float(fast.p_edge.sum())
+            alpha = sum(map(sum, res.extra["duals"]["alpha"]))
+            dmax = max(jb.chunks for jb in inst.jobs)
+            assert alpha <= bound * rhs + TOL
+            assert res.objective <= dmax * bound * rhs + TOL
+            worst["alpha"] = max(worst["alpha"], alpha / (bound * rhs))
+            worst["jct"] = max(worst["jct"], res.objective / (dmax * bound * rhs))
+            if jobs == 3:
+                ub = online(inst, speed=1.0).objective
+                opt = METHODS["cpsat"](inst, time_limit=30, upper_bound=ub)
+                assert opt.status == Status.OPTIMAL
+                worst["rhs/OPT2"] = max(worst["rhs/OPT2"], rhs / opt.objective)
+    print(f"\nTheorem 3 (corrected chain), eps={eps}: sum alpha / ((1+1/eps)(LP4 + sum P)) <= "
+          f"{worst['alpha']:.3f}; JCT / (D_max (1+1/eps)(LP4 + sum P)) <= {worst['jct']:.3f}; "
+          f"(LP4 + sum P)/OPT2 <= {worst['rhs/OPT2']:.3f}")
