@@ -279,18 +279,23 @@ def generate(preset: str = "small", *, seed: int = 0, jobs: int | None = None, s
         small_congested, paper_congested (add ``_ra`` for Ring-AllReduce): a
             congested regime, not the default. The same jobs and server kinds
             as ``small`` / ``paper`` with the same seed, but (1) arrivals
-            spread over the whole horizon: a_j uniform in [0, T - d_j], d_j the
-            job's ideal (distributed) duration, drawn from a second stream of
-            the seed, and (2) capacity at the paper's lower fraction 0.2 of the
-            summed ideal demand (`CONGESTED_FRACTION`; ``paper``'s floors 1-3
-            still apply, so every job's ideal configuration fits the idle
-            cluster; for ``small`` the two drawn servers are scaled to it, with
-            floors 1 and 3).
+            spread over the first half of the horizon: a_j uniform in
+            [0, min(T/2, T - d_j)], d_j the job's ideal (distributed)
+            duration, drawn from a second stream of the seed (the second half
+            drains the backlog: with arrivals up to T - d_j at capacity 0.2
+            no algorithm, and often no schedule, completes every job by T),
+            and (2) capacity at the paper's lower fraction 0.2 of the summed
+            ideal demand (`CONGESTED_FRACTION`; ``paper``'s floors 1-3 still
+            apply, so every job's ideal configuration fits the idle cluster;
+            for ``small`` the two drawn servers are scaled to it, with floors
+            1 and 3, and the horizon is raised where needed so that a schedule
+            of every job exists, see `_congest_small`).
 
     Arrival process (Sec. 7 does not give one): ``small`` draws a_j uniform in
     {0, ..., 3}; ``paper`` uniform in {0, ..., T/4 - 1} (so at T = 300 the jobs
     arrive over the first 75 slots and the cluster is congested only briefly);
-    the ``*_congested`` presets spread them over the horizon (above). Arrivals
+    the ``*_congested`` presets spread them over the first half of the horizon
+    (above). Arrivals
     are independent of the job's size and weight.
     """
     if preset.endswith("_ra"):
@@ -365,16 +370,18 @@ def ideal_config(instance: Instance, job: Job) -> tuple[int, int | None, int, in
 
 
 def _spread_arrivals(seed: int, T: int, durations: list[int]) -> list[int]:
-    """Congested regime: a_j uniform in [0, T - d_j] from a second stream of ``seed`` (the jobs' own draws
-    are unchanged)."""
+    """Congested regime: a_j uniform in [0, min(T/2, T - d_j)] from a second stream of ``seed`` (the jobs'
+    own draws are unchanged)."""
     rng = np.random.default_rng([seed, 7919])
-    return [int(rng.integers(0, max(0, T - d) + 1)) for d in durations]
+    return [int(rng.integers(0, max(0, min(T // 2 - 1, T - d)) + 1)) for d in durations]
 
 
 def _congest_small(inst: Instance, seed: int) -> Instance:
-    """``small_congested``: arrivals spread over T, capacity scaled to 0.2 of the summed ideal demand
-    (floor 1: a server holds one worker and one PS of the largest types; floor 3: raised in 25 % steps
-    until every job's ideal configuration fits the idle cluster)."""
+    """``small_congested``: arrivals spread over the first half of T, capacity scaled to 0.2 of the summed
+    ideal demand (floor 1: a server holds one worker and one PS of the largest types; floor 3: raised in
+    25 % steps until every job's ideal configuration fits the idle cluster), and floor 5: the horizon is
+    raised to the end of the serial schedule (jobs in arrival order, each alone with its ideal
+    configuration) when that ends after T, so that a schedule of every job exists."""
     T = inst.horizon
     configs = [ideal_config(inst, j) for j in inst.jobs]
     e, z = inst.worker_demand, inst.ps_demand
@@ -393,9 +400,12 @@ def _congest_small(inst: Instance, seed: int) -> Instance:
         if all(_ideal_fits_idle(cap, e, z, wt, pt, inst.architecture, c) for c in configs):
             break
         scale = scale * 1.25
+    end = 0
+    for k in sorted(range(len(arrivals)), key=lambda k: (arrivals[k], k)):  # floor 5
+        end = max(end, arrivals[k]) + durations[k]
     jobs = [j.model_copy(update={"arrival": a}) for j, a in zip(inst.jobs, arrivals, strict=True)]
     servers = [Server(name=sv.name, capacity=[float(x) for x in row]) for sv, row in zip(inst.servers, cap, strict=True)]
-    return inst.model_copy(update={"jobs": jobs, "servers": servers})
+    return inst.model_copy(update={"jobs": jobs, "servers": servers, "horizon": max(T, end)})
 
 
 def _paper(seed: int, n_jobs: int, n_servers: int, T: int, arch: Architecture, congested: bool = False
@@ -480,7 +490,7 @@ def _paper(seed: int, n_jobs: int, n_servers: int, T: int, arch: Architecture, c
         configs.append((m, p, n, s))
         ideal += n * e[m] + (s * z[p] if p is not None else 0)
         durations.append(min_duration(probe, j, m, p, False, n))
-    if congested:  # arrivals spread over [0, T - d_j] (a second stream: the draws below are unchanged)
+    if congested:  # arrivals spread over [0, min(T/2, T - d_j)] (a second stream: the draws below are unchanged)
         jb = [j.model_copy(update={"arrival": a}) for j, a in zip(jb, _spread_arrivals(seed, T, durations), strict=True)]
     for k, (j, d) in enumerate(zip(jb, durations, strict=True)):
         if j.arrival + d > T:  # floor 4
