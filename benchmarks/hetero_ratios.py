@@ -42,9 +42,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from edgeopt.bench import benchmark_parser, result_path  # noqa: E402
-from edgeopt.core import Status, jsonio, registered  # noqa: E402
-from edgeopt.hetero import FAMILY, generate  # noqa: E402
+from edgeopt.bench import benchmark_parser, result_path
+from edgeopt.core import Status, jsonio, registered
+from edgeopt.hetero import FAMILY, generate
 
 #: extra readings run next to every registered algorithm: (row name, algorithm, params, horizon or None)
 VARIANTS = [
