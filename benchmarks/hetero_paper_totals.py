@@ -24,7 +24,7 @@ s_j) - r_j) (waiting for a round long enough), and ``prices_capacity`` = the res
 push the start later). The same table gives every algorithm's weighted wait and weighted run time
 sum_j w_j d_j (for preemptive ones: completion - first start, suspensions included).
 
-Writes ``hetero_paper_totals.json`` to ``--out``.
+Writes ``hetero_paper_totals_<preset>.json`` (one file per preset) to ``--out``.
 """
 
 from __future__ import annotations
@@ -138,15 +138,15 @@ def main() -> None:
     ap.add_argument("--no-every-slot", action="store_true", help="skip online_every_slot (the slowest)")
     args = ap.parse_args()
     t0 = time.perf_counter()
-    out: dict = {"runs": []}
     for preset in args.presets.split(","):
+        out: dict = {"runs": []}
         for seed in args.seeds:
             print(f"{preset}, seed {seed}, {args.jobs} jobs, T = {args.horizon}", flush=True)
             out["runs"].append(run_regime(preset, seed, args.jobs, args.horizon, not args.no_every_slot))
-    out["runtime_s"] = round(time.perf_counter() - t0, 1)
-    path = result_path(args.out, "hetero_paper_totals.json")
-    jsonio.write_json(path, out)
-    print(f"wrote {path} ({out['runtime_s']} s)")
+        out["runtime_s"] = round(time.perf_counter() - t0, 1)
+        path = result_path(args.out, f"hetero_paper_totals_{preset}.json")
+        jsonio.write_json(path, out)
+        print(f"wrote {path} ({out['runtime_s']} s)")
 
 
 if __name__ == "__main__":
