@@ -87,11 +87,14 @@ def decompose(inst, schedule: dict, dmin: np.ndarray, with_rounds: bool) -> dict
     return out
 
 
-def run_regime(preset: str, seed: int, jobs: int, horizon: int, every_slot: bool) -> dict:
+def run_regime(preset: str, seed: int, jobs: int, horizon: int, every_slot: bool,
+               only: set[str] | None = None) -> dict:
     inst = generate(preset, seed=seed, jobs=jobs, horizon=horizon)
     specs = registered("hetero")
     names = sorted(n for n in specs if every_slot or n != "online_every_slot")
     runs = [(n, n, {}) for n in names] + VARIANTS
+    if only:
+        runs = [r for r in runs if r[0] in only]
     dmin = shortest(inst)
     lb = float(sum(j.weight * (j.arrival + d) for j, d in zip(inst.jobs, dmin, strict=True)))
     rows = {}
@@ -136,13 +139,15 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=1000)
     ap.add_argument("--horizon", type=int, default=300)
     ap.add_argument("--no-every-slot", action="store_true", help="skip online_every_slot (the slowest)")
+    ap.add_argument("--only", default="", help="comma-separated row names to run (default: all)")
     args = ap.parse_args()
     t0 = time.perf_counter()
     for preset in args.presets.split(","):
         out: dict = {"runs": []}
         for seed in args.seeds:
             print(f"{preset}, seed {seed}, {args.jobs} jobs, T = {args.horizon}", flush=True)
-            out["runs"].append(run_regime(preset, seed, args.jobs, args.horizon, not args.no_every_slot))
+            out["runs"].append(run_regime(preset, seed, args.jobs, args.horizon, not args.no_every_slot,
+                                          {x for x in args.only.split(",") if x} or None))
         out["runtime_s"] = round(time.perf_counter() - t0, 1)
         path = result_path(args.out, f"hetero_paper_totals_{preset}.json")
         jsonio.write_json(path, out)
