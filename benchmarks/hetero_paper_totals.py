@@ -4,6 +4,8 @@ and the measured causes of A_online's gap.
     .venv/bin/python benchmarks/hetero_paper_totals.py                 # seed 0, paper + paper_congested
     .venv/bin/python benchmarks/hetero_paper_totals.py --seeds 0-2 --jobs 300 --no-every-slot
     .venv/bin/python benchmarks/hetero_paper_totals.py --out benchmarks/results
+    .venv/bin/python benchmarks/hetero_paper_totals.py --presets paper --only online_every_slot \
+        --suffix _every_slot --out benchmarks/results       # the slow variant (about 10 min) alone
 
 Regimes: ``paper`` (Sec. 7 setting, 150 servers, T = 300 as in Fig. 2, capacity fraction drawn in
 [0.2, 0.5], arrivals uniform in [0, T/4)) and ``paper_congested`` (the same jobs, arrivals spread over
@@ -140,6 +142,7 @@ def main() -> None:
     ap.add_argument("--horizon", type=int, default=300)
     ap.add_argument("--no-every-slot", action="store_true", help="skip online_every_slot (the slowest)")
     ap.add_argument("--only", default="", help="comma-separated row names to run (default: all)")
+    ap.add_argument("--suffix", default="", help="appended to the result file's name (e.g. _every_slot)")
     args = ap.parse_args()
     t0 = time.perf_counter()
     for preset in args.presets.split(","):
@@ -149,7 +152,7 @@ def main() -> None:
             out["runs"].append(run_regime(preset, seed, args.jobs, args.horizon, not args.no_every_slot,
                                           {x for x in args.only.split(",") if x} or None))
         out["runtime_s"] = round(time.perf_counter() - t0, 1)
-        path = result_path(args.out, f"hetero_paper_totals_{preset}.json")
+        path = result_path(args.out, f"hetero_paper_totals_{preset}{args.suffix}.json")
         jsonio.write_json(path, out)
         print(f"wrote {path} ({out['runtime_s']} s)")
 
