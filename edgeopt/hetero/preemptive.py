@@ -24,9 +24,10 @@ Shared model (both schedulers decide at every slot while jobs wait or run):
   ``overhead_s`` seconds at every resumption, i.e. ``overhead_s /
   slot_seconds`` slots at the start of every segment after the first in which
   the job holds its resources and trains nothing. The paper gives no value;
-  the default, 60 s, is our choice (Gandiva and Tiresias report suspend /
-  resume costs from about a second to tens of seconds for checkpoint-based
-  preemption of GPU jobs); benchmarks sweep it.
+  the default, 60 s, is our choice (a checkpoint of a GPU job to storage and
+  its restore take seconds to minutes); the benchmarks also run 0 s and one
+  slot. On the small presets (10 s slots) 60 s is 6 slots; on the paper
+  preset (1 h slots) it is 1/60 of a slot.
 * Progress: a segment of N workers with rate rho (eq. 1 / 14 for its
   placement) trains N rho mini-batches per slot once its overhead has passed;
   the job completes at the end of the first slot in which its trained work
