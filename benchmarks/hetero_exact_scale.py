@@ -11,15 +11,20 @@ HiGHS solve time, and the largest size each model proved optimal.
 Part 2 (paper preset, Sec. 7: 150 servers, T = 150, 8 worker / 10 PS types, D_j up to 50):
 20 / 50 / 100 jobs. The models are only built when their size is below ``--max-milp-starts`` /
 ``--max-cpsat-configs``; otherwise the table says how large they would be (configurations x
-starts), which is the honest answer at that scale. Results go to ``--json`` (default
-``benchmarks/results/hetero_exact_scale.json``).
+starts), which is the honest answer at that scale. Results go to ``--out`` (default benchmarks/out;
+``--out benchmarks/results`` rewrites the tracked file): ``hetero_exact_scale.json`` for a 60 s limit,
+``hetero_exact_scale_<limit>.json`` otherwise.
 """
 
 from __future__ import annotations
 
-import argparse
+import sys
 import time
+from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from edgeopt.bench import benchmark_parser, result_path
 from edgeopt.core import Status, jsonio
 from edgeopt.hetero import generate
 
@@ -105,7 +110,7 @@ def paper_trivial(jobs_list: list[int]) -> list[dict]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = benchmark_parser(__doc__.split("\n\n")[0], seeds="0")
     ap.add_argument("--time-limit", type=float, default=60.0)
     ap.add_argument("--methods", default="milp,cpsat")
     ap.add_argument("--skip-ladder", action="store_true")
@@ -113,9 +118,11 @@ def main() -> None:
     ap.add_argument("--max-milp-starts", type=int, default=300_000)
     ap.add_argument("--max-cpsat-configs", type=int, default=200_000)
     ap.add_argument("--trivial-jobs", default="", help="paper preset: online vs trivial bound for these job counts")
-    ap.add_argument("--json", default="benchmarks/results/hetero_exact_scale.json")
     args = ap.parse_args()
     import os
+
+    name = "hetero_exact_scale.json" if args.time_limit == 60 else f"hetero_exact_scale_{int(args.time_limit)}.json"
+    args.json = str(result_path(args.out, name))
 
     # parts not re-run keep their previous numbers
     out: dict = jsonio.read_json(args.json, what="results") if os.path.exists(args.json) else {}

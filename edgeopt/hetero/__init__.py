@@ -5,7 +5,8 @@ PS types, their numbers, their placement (colocated or distributed) and their
 execution window; PS and Ring-AllReduce architectures. Modules:
 `instance` (data model + generators), `schedule` (schedule model, validator of
 program (2)/(15), objective), `online` (A_online and its subroutines),
-`baselines` (FIFO, DRF, AntMan, Tiresias of Sec. 7).
+`baselines` (FIFO, DRF of Sec. 7; non-preemptive AntMan and Tiresias),
+`preemptive` (AntMan and Tiresias of Sec. 7 with preemption: relaxed).
 """
 
 from __future__ import annotations
@@ -31,6 +32,6 @@ FAMILY = FamilySpec(
 )
 
 # Importing the algorithm modules registers them (edgeopt.core.register).
-from edgeopt.hetero import baselines, online  # noqa: F401
+from edgeopt.hetero import baselines, online, preemptive  # noqa: F401
 
 __all__ = ["FAMILY", "Instance", "Schedule", "generate", "objective", "validate"]

@@ -1,6 +1,8 @@
-"""Baselines of Sec. 7 of Zhou et al.: FIFO, DRF, AntMan and Tiresias.
+"""Baselines of Sec. 7 of Zhou et al.: FIFO, DRF, and the non-preemptive variants
+``antman_np`` and ``tiresias_np`` (the paper's AntMan and Tiresias preempt; they live
+in `edgeopt.hetero.preemptive` under the names ``antman`` and ``tiresias``).
 
-All four are slot-driven online schedulers run through `run_online` (a job is
+All four here are slot-driven online schedulers run through `run_online` (a job is
 seen from its arrival slot on), all use the job's "ideal" worker and PS types
 (`instance.ideal_config`: most expedited single-job training), and all produce
 non-preemptive schedules of the family's model, validated by the same
@@ -8,24 +10,25 @@ validator as every other algorithm. What differs is who starts when, with how
 many workers:
 
 * ``fifo``: jobs start in arrival order with head-of-line blocking; every job
-  asks for the same number K of workers (K seeded in [1, 30], capped at D_j).
+  asks for the same number K of workers (parameter ``workers``, default 15,
+  the middle of the paper's "fixed to a number within [1, 30]"; capped at D_j).
 * ``drf``: Dominant Resource Fairness (Ghodsi et al.): at each slot the free
   capacity is shared among the waiting jobs by progressive filling, one worker
   at a time to the job with the smallest dominant share (its share of the
   cluster's total capacity of its most demanded resource), up to D_j.
-* ``antman``: every job arrives as a resource-guarantee job and starts (in
+* ``antman_np``: every job arrives as a resource-guarantee job and starts (in
   arrival order) only with its full ideal configuration (D_j workers); a job
   that has waited ``patience`` slots (default 3) becomes opportunistic and
   starts with as many workers as fit in the free capacity (>= 1).
   Guarantee jobs go first at every slot.
-* ``tiresias``: priority = remaining work x GPUs of its configuration (the
+* ``tiresias_np``: priority = remaining work x GPUs of its configuration (the
   paper's description of Tiresias: "remaining workload times number of
   resources"), smallest first, with backfilling (a lower-priority job may start
-  when a higher-priority one does not fit). Interpretation: Tiresias is
-  preemptive, but the family's schedule model (program (2): one window per
-  job, "we do not consider preemption") cannot express a suspended job, so
-  this baseline applies Tiresias' priority at every start decision and never
-  preempts; a not-yet-started job's remaining work is its whole work.
+  when a higher-priority one does not fit). Tiresias is preemptive; this
+  variant (ours, a schedule of program (2) itself) applies its priority at
+  every start decision and never preempts; a not-yet-started job's remaining
+  work is its whole work. Without preemption overhead it is stronger than the
+  paper's baseline.
 
 Placement of a chosen (types, N) at slot t: colocated on one server if it fits
 (best fit: the fitting server with the least free GPU... first resource), else
@@ -57,18 +60,13 @@ def _copies(free: np.ndarray, unit: np.ndarray) -> np.ndarray:
 def place(instance: Instance, ledger: CapacityLedger, job: Job, m: int, p: int | None, n: int, t: int
           ) -> JobSchedule | None:
     """A placement of N type-m workers (+ type-p PSs) starting at slot t, or None if it does not fit."""
-    e = instance.worker_demand[m]
-    z = instance.ps_demand[p] if p is not None else None
     T = instance.horizon
     # colocated: one server, the fast rate of eq. (1)/(14)
     d = min_duration(instance, job, m, p, True, n)
     if t + d <= T:
         free = ledger.capacity - ledger.usage[:, :, t:t + d].max(axis=2)
-        need = n * e + (z if z is not None else 0.0)
-        ok = np.all(need[None, :] <= free + EPS, axis=1)
-        if ok.any():
-            # best fit: the fitting server with the least free first resource
-            h = int(np.flatnonzero(ok)[np.argmin(free[ok, 0] - need[0])])
+        h = colocated_server(instance, free, m, p, n)
+        if h is not None:
             return JobSchedule(job=job.id, start=t, duration=d, worker_type=m, ps_type=p, colocated=True,
                                workers={h: n}, ps={h: 1} if p is not None else {})
     if n < 2 and p is None:
@@ -77,8 +75,35 @@ def place(instance: Instance, ledger: CapacityLedger, job: Job, m: int, p: int |
     if t + d > T:
         return None
     free = ledger.capacity - ledger.usage[:, :, t:t + d].max(axis=2)
+    got = distributed_placement(instance, free, m, p, n)
+    if got is None:
+        return None
+    workers, ps = got
+    return JobSchedule(job=job.id, start=t, duration=d, worker_type=m, ps_type=p, colocated=False,
+                       workers=workers, ps=ps)
+
+
+def colocated_server(instance: Instance, free: np.ndarray, m: int, p: int | None, n: int) -> int | None:
+    """Best fit for N type-m workers and one type-p PS on one server of ``free`` [H, R] (None if none)."""
+    e = instance.worker_demand[m]
+    z = instance.ps_demand[p] if p is not None else None
+    need = n * e + (z if z is not None else 0.0)
+    ok = np.all(need[None, :] <= free + EPS, axis=1)
+    if not ok.any():
+        return None
+    # best fit: the fitting server with the least free first resource
+    return int(np.flatnonzero(ok)[np.argmin(free[ok, 0] - need[0])])
+
+
+def distributed_placement(instance: Instance, free: np.ndarray, m: int, p: int | None, n: int
+                          ) -> tuple[dict[int, int], dict[int, int]] | None:
+    """(workers, ps) of a distributed placement of N type-m workers (+ PSs) in ``free`` [H, R], or None."""
+    e = instance.worker_demand[m]
+    z = instance.ps_demand[p] if p is not None else None
     cw = np.minimum(_copies(free, e), n)
     if p is None:
+        if n < 2:
+            return None
         order = np.argsort(-cw, kind="stable")
         workers: dict[int, int] = {}
         left = n
@@ -92,8 +117,8 @@ def place(instance: Instance, ledger: CapacityLedger, job: Job, m: int, p: int |
             left -= k
         if left > 0 or len(workers) < 2:
             return None
-        return JobSchedule(job=job.id, start=t, duration=d, worker_type=m, ps_type=None, colocated=False,
-                           workers=workers)
+        return workers, {}
+    assert z is not None
     b = instance.worker_types[m].bandwidth_mbps
     B = instance.ps_types[p].bandwidth_mbps
     cz = _copies(free, z)
@@ -117,8 +142,7 @@ def place(instance: Instance, ledger: CapacityLedger, job: Job, m: int, p: int |
         if np.all(g * e + s * z <= free[nps] + EPS):
             if g > 0:
                 workers[nps] = g
-            return JobSchedule(job=job.id, start=t, duration=d, worker_type=m, ps_type=p, colocated=False,
-                               workers=workers, ps={nps: s})
+            return workers, {nps: s}
     return None
 
 
@@ -310,11 +334,23 @@ def _run(instance: Instance, name: str, policy: _SlotScheduler, extra: dict) -> 
     return FAMILY.algorithm_result(instance, name, sched, el[0], rejected=rejected, extra=extra)
 
 
-@register("hetero", "fifo", kind="baseline", randomized=True,
-          summary="FIFO: arrival order, head-of-line blocking, a fixed worker count in [1, 30] (seeded)")
-def fifo(instance: Instance, *, seed: int = 0, workers: int | None = None) -> Result:
-    k = int(np.random.default_rng(seed).integers(1, 31)) if workers is None else int(workers)
-    return _run(instance, "fifo", FifoScheduler(instance, k), {"workers": k})
+#: FIFO's default fixed worker count: the middle of the paper's range [1, 30] (Sec. 7 gives no value).
+FIFO_WORKERS = 15
+
+
+@register("hetero", "fifo", kind="baseline",
+          summary="FIFO: arrival order, head-of-line blocking, a fixed worker count K (default 15, paper: [1, 30])")
+def fifo(instance: Instance, *, seed: int = 0, workers: int = FIFO_WORKERS) -> Result:
+    """FIFO of Sec. 7: jobs start in arrival order with head-of-line blocking, each with K workers.
+
+    Args:
+        workers: K, the fixed worker count of every job (capped at D_j and at what the idle cluster holds); the paper fixes it "within [1, 30]" without a value, default 15.
+    """
+    from edgeopt.core import InputError
+
+    if workers < 1:
+        raise InputError("workers", f"must be >= 1, got {workers}")
+    return _run(instance, "fifo", FifoScheduler(instance, int(workers)), {"workers": int(workers)})
 
 
 @register("hetero", "drf", kind="baseline",
@@ -323,16 +359,24 @@ def drf(instance: Instance, *, seed: int = 0) -> Result:
     return _run(instance, "drf", DrfScheduler(instance), {})
 
 
-@register("hetero", "antman", kind="baseline",
-          summary="AntMan: resource-guarantee jobs with the ideal configuration first; late ones opportunistic")
-def antman(instance: Instance, *, seed: int = 0, patience: int = 3) -> Result:
+@register("hetero", "antman_np", kind="baseline",
+          summary="AntMan without preemption (ours): guarantee jobs first; late ones start opportunistically")
+def antman_np(instance: Instance, *, seed: int = 0, patience: int = 3) -> Result:
+    """Non-preemptive AntMan (`AntmanScheduler`): stronger than the paper's, whose opportunistic jobs are
+    preempted (see `edgeopt.hetero.preemptive.antman`).
+
+    Args:
+        patience: slots a job waits as a resource-guarantee job before it becomes opportunistic.
+    """
     pol = AntmanScheduler(instance, patience)
-    res = _run(instance, "antman", pol, {"patience": patience})
+    res = _run(instance, "antman_np", pol, {"patience": patience})
     res.extra["kinds"] = {str(k): v for k, v in sorted(pol.kind.items())}
     return res
 
 
-@register("hetero", "tiresias", kind="baseline",
-          summary="Tiresias (non-preemptive): smallest remaining work x GPUs first, with backfilling")
-def tiresias(instance: Instance, *, seed: int = 0) -> Result:
-    return _run(instance, "tiresias", TiresiasScheduler(instance), {})
+@register("hetero", "tiresias_np", kind="baseline",
+          summary="Tiresias without preemption (ours): smallest remaining work x GPUs first, with backfilling")
+def tiresias_np(instance: Instance, *, seed: int = 0) -> Result:
+    """Non-preemptive Tiresias (`TiresiasScheduler`): stronger than the paper's preemptive one (see
+    `edgeopt.hetero.preemptive.tiresias`)."""
+    return _run(instance, "tiresias_np", TiresiasScheduler(instance), {})

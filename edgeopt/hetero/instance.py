@@ -239,7 +239,10 @@ def work_done(instance: Instance, job: Job, worker_type: int, ps_type: int | Non
 
 # ---- generators ---------------------------------------------------------------------------------
 
-PRESETS = ("small", "paper", "small_ra", "paper_ra")
+PRESETS = ("small", "paper", "small_ra", "paper_ra", "small_congested", "paper_congested")
+
+#: The paper's lower capacity fraction (Sec. 7: capacities are 0.2-0.5 of the summed ideal demand).
+CONGESTED_FRACTION = 0.2
 
 #: EC2 GPU instances of Sec. 7 (P3, P2, G3): GPUs, vCPUs, memory GB, network Mbit/s.
 EC2 = {
@@ -273,6 +276,27 @@ def generate(preset: str = "small", *, seed: int = 0, jobs: int | None = None, s
             300 jobs by default.
         small_ra, paper_ra: the same with ``architecture = "ring_allreduce"``
             (no PS types; U_j of eq. 14 drawn like U_j^p).
+        small_congested, paper_congested (add ``_ra`` for Ring-AllReduce): a
+            congested regime, not the default. The same jobs and server kinds
+            as ``small`` / ``paper`` with the same seed, but (1) arrivals
+            spread over the first half of the horizon: a_j uniform in
+            [0, min(T/2, T - d_j)], d_j the job's ideal (distributed)
+            duration, drawn from a second stream of the seed (the second half
+            drains the backlog: with arrivals up to T - d_j at capacity 0.2
+            no algorithm, and often no schedule, completes every job by T),
+            and (2) capacity at the paper's lower fraction 0.2 of the summed
+            ideal demand (`CONGESTED_FRACTION`; ``paper``'s floors 1-3 still
+            apply, so every job's ideal configuration fits the idle cluster;
+            for ``small`` the two drawn servers are scaled to it, with floors
+            1 and 3, and the horizon is raised where needed so that a schedule
+            of every job exists, see `_congest_small`).
+
+    Arrival process (Sec. 7 does not give one): ``small`` draws a_j uniform in
+    {0, ..., 3}; ``paper`` uniform in {0, ..., T/4 - 1} (so at T = 300 the jobs
+    arrive over the first 75 slots and the cluster is congested only briefly);
+    the ``*_congested`` presets spread them over the first half of the horizon
+    (above). Arrivals
+    are independent of the job's size and weight.
     """
     if preset.endswith("_ra"):
         preset, architecture = preset[: -len("_ra")], "ring_allreduce"
@@ -280,6 +304,10 @@ def generate(preset: str = "small", *, seed: int = 0, jobs: int | None = None, s
         return _small(seed, jobs or 5, servers or 2, horizon or 20, architecture)
     if preset == "paper":
         return _paper(seed, jobs or 300, servers or 150, horizon or 150, architecture)
+    if preset == "small_congested":
+        return _congest_small(_small(seed, jobs or 5, servers or 2, horizon or 20, architecture), seed)
+    if preset == "paper_congested":
+        return _paper(seed, jobs or 300, servers or 150, horizon or 150, architecture, congested=True)
     raise InputError("preset", f"unknown preset {preset!r} for hetero (known: {', '.join(PRESETS)})")
 
 
@@ -341,7 +369,47 @@ def ideal_config(instance: Instance, job: Job) -> tuple[int, int | None, int, in
     return m, p, D, s
 
 
-def _paper(seed: int, n_jobs: int, n_servers: int, T: int, arch: Architecture) -> Instance:
+def _spread_arrivals(seed: int, T: int, durations: list[int]) -> list[int]:
+    """Congested regime: a_j uniform in [0, min(T/2, T - d_j)] from a second stream of ``seed`` (the jobs'
+    own draws are unchanged)."""
+    rng = np.random.default_rng([seed, 7919])
+    return [int(rng.integers(0, max(0, min(T // 2 - 1, T - d)) + 1)) for d in durations]
+
+
+def _congest_small(inst: Instance, seed: int) -> Instance:
+    """``small_congested``: arrivals spread over the first half of T, capacity scaled to 0.2 of the summed
+    ideal demand (floor 1: a server holds one worker and one PS of the largest types; floor 3: raised in
+    25 % steps until every job's ideal configuration fits the idle cluster), and floor 5: the horizon is
+    raised to the end of the serial schedule (jobs in arrival order, each alone with its ideal
+    configuration) when that ends after T, so that a schedule of every job exists."""
+    T = inst.horizon
+    configs = [ideal_config(inst, j) for j in inst.jobs]
+    e, z = inst.worker_demand, inst.ps_demand
+    durations = [min_duration(inst, j, m, p, False, n) if n >= 2 or p is not None
+                 else min_duration(inst, j, m, p, True, n) for j, (m, p, n, _) in zip(inst.jobs, configs, strict=True)]
+    arrivals = _spread_arrivals(seed, T, durations)
+    ideal = np.zeros(len(inst.resources))
+    for m, p, n, s in configs:
+        ideal += n * e[m] + (s * z[p] if p is not None else 0)
+    base = inst.capacity
+    scale = CONGESTED_FRACTION * ideal / base.sum(axis=0)
+    biggest = np.ceil(e.max(axis=0) + (z.max(axis=0) if len(z) else 0.0))
+    wt, pt = inst.worker_types, inst.ps_types
+    for _ in range(100):
+        cap = np.maximum(np.ceil(base * scale[None, :]), biggest[None, :])
+        if all(_ideal_fits_idle(cap, e, z, wt, pt, inst.architecture, c) for c in configs):
+            break
+        scale = scale * 1.25
+    end = 0
+    for k in sorted(range(len(arrivals)), key=lambda k: (arrivals[k], k)):  # floor 5
+        end = max(end, arrivals[k]) + durations[k]
+    jobs = [j.model_copy(update={"arrival": a}) for j, a in zip(inst.jobs, arrivals, strict=True)]
+    servers = [Server(name=sv.name, capacity=[float(x) for x in row]) for sv, row in zip(inst.servers, cap, strict=True)]
+    return inst.model_copy(update={"jobs": jobs, "servers": servers, "horizon": max(T, end)})
+
+
+def _paper(seed: int, n_jobs: int, n_servers: int, T: int, arch: Architecture, congested: bool = False
+           ) -> Instance:
     """The paper preset (Sec. 7). Reading of "the overall resource capacities C are set to be
     approximately [0.2, 0.5] fraction of the respective overall job resource demand, which is computed
     by adding the ideal resource demand of all jobs":
@@ -416,14 +484,20 @@ def _paper(seed: int, n_jobs: int, n_servers: int, T: int, arch: Architecture) -
     e = probe.worker_demand
     z = probe.ps_demand
     configs = []
-    for k, j in enumerate(jb):
+    durations = []
+    for j in jb:
         m, p, n, s = ideal_config(probe, j)
         configs.append((m, p, n, s))
         ideal += n * e[m] + (s * z[p] if p is not None else 0)
-        d = min_duration(probe, j, m, p, False, n)
+        durations.append(min_duration(probe, j, m, p, False, n))
+    if congested:  # arrivals spread over [0, min(T/2, T - d_j)] (a second stream: the draws below are unchanged)
+        jb = [j.model_copy(update={"arrival": a}) for j, a in zip(jb, _spread_arrivals(seed, T, durations), strict=True)]
+    for k, (j, d) in enumerate(zip(jb, durations, strict=True)):
         if j.arrival + d > T:  # floor 4
             jb[k] = j.model_copy(update={"arrival": max(0, T - d)})
     frac = float(rng.uniform(0.2, 0.5))
+    if congested:
+        frac = CONGESTED_FRACTION
     scale = frac * ideal / base_cap.sum(axis=0)
     # floor 1: every server can host one worker and one PS of the largest types
     biggest = np.ceil(e.max(axis=0) + (z.max(axis=0) if len(z) else 0.0))

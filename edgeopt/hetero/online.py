@@ -19,25 +19,49 @@ assumptions hold):
   j, computed on the idle cluster with one PS). gamma = 2 ln(lambda); alpha per
   round = floor((ln w(J_i) - ln w_min) / (ln gamma - ln(gamma - 1))) + 1 (the
   simulation rule of Sec. 5.3, natural logarithms).
-* Rounds: round i decides at slot ``ceil(stretch * tau_i)``, tau_i = 2**(i-1),
-  on the jobs arrived by then and not yet scheduled (J_i), and A_dual's
-  iteration iota uses the window [S_i + (iota-1) tau_i, S_i + iota tau_i)
-  clipped at T. The paper starts round i's schedule at alpha * tau_i so that
-  rounds never overlap; here every decision is taken against one global
-  capacity ledger and A_maxweight's beta_h^r(t) is the ledger's usage (jobs of
-  earlier rounds included), so rounds may overlap without breaking capacity.
+* Clock: the paper's slots are 1..T with tau_1 = 1, so round 1 decides
+  before the first slot. On this 0-based clock round i decides at slot
+  ``ceil(stretch * tau_i) - 1`` (0, 1, 3, 7, ... with the default
+  ``stretch = 1``), tau_i = 2**(i-1), on the jobs arrived by then and not yet
+  scheduled (J_i). A lone job arriving at slot 0 on an idle cluster can thus
+  start at slot 0, as it can in every baseline and in the optimum.
+* Window start (parameter ``window``): A_dual's iteration iota uses the window
+  [S_i + (iota-1) tau_i, S_i + iota tau_i) clipped at T, where
+  - ``window="tau"`` (default): S_i = the decision slot tau_i - 1;
+  - ``window="alpha_tau"``: S_i = ceil(alpha_i tau_i) - 1, the paper's rule
+    (Sec. 4: round i's schedule runs from alpha tau_i to alpha tau_{i+1}),
+    with alpha_i the round's alpha below.
+  The paper starts at alpha tau_i only so that the schedules of different
+  rounds never overlap (each round then has the whole cluster). Here every
+  decision is taken against one global capacity ledger and A_maxweight's
+  beta_h^r(t) is the ledger's usage (jobs of earlier rounds included), so
+  rounds may overlap without breaking capacity, and starting at tau_i - 1 is
+  feasible. That default is a departure IN THE ALGORITHM'S FAVOUR: with the
+  simulation rule for alpha (tens on the presets) the literal start lies far
+  beyond the arrivals (round 1 at slot ~alpha - 1), usually beyond T = 20 of
+  the small preset, so the literal reading rejects most jobs on a finite
+  horizon. Both readings are reported (docs/reproduction/hetero.md).
   ``stretch`` (default 1) delays the decision slots.
+* A_maxweight's job order (parameter ``order``; the paper does not fix it):
+  ``"arrival"`` (default; arrival slot, then id) or ``"density"`` (largest
+  w_j / shortest possible duration first, then arrival, then id).
 * A_dual stops early when J_i is all scheduled (Sec. 5.3) or when its window
   passes T.
 * Deadline rule (not in the paper, whose horizon is unbounded): a job that
   would no longer fit if deferred to the next round (next decision slot +
   its shortest duration > T) is scheduled now at its cheapest placement in
-  [S_i, T) without the u_j > 0 test; if none fits it is rejected. Jobs
-  arriving after the last decision slot get this rule at their arrival.
+  [S_i, T) without the u_j > 0 test (S_i = the round's window start, so under
+  ``window="alpha_tau"`` never before alpha_i tau_i - 1); if none fits it is
+  rejected. Jobs arriving after the last decision slot get this rule at their
+  arrival.
+* ``online_every_slot`` (NOT in the paper; ours, to measure what the
+  geometric batching costs): A_maxweight on the waiting jobs at every slot
+  where some wait, over the window [t, T) (so a job is never held back for a
+  round boundary or for a round long enough for it); jobs with u_j <= 0 wait
+  for the next slot; the same prices, lambda, order and deadline rule.
 * Jobs that fit nowhere even on the idle cluster (within [a_j, T)) are
   rejected on arrival.
-* A_maxweight considers the jobs of phi in order of arrival, then id. Inside
-  A_online it stops pricing a job once no schedule can cost less than w_j
+* Inside A_online A_maxweight stops pricing a job once no schedule can cost less than w_j
   (``exact_costs=False``): the same decisions, far fewer evaluations.
 
 Speed (benchmarks/hetero_online_speed.py, paper preset, 150 servers, T = 300,
@@ -51,7 +75,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -59,7 +83,6 @@ from edgeopt.core import (
     CapacityLedger,
     OnlinePolicy,
     Result,
-    geometric_rounds,
     register,
     run_online,
     stopwatch,
@@ -81,9 +104,22 @@ from edgeopt.hetero.mincost import (
 from edgeopt.hetero.schedule import Schedule
 
 __all__ = [
-    "MaxWeightOutcome", "Placement", "dual_schedule", "lambda_of", "max_weight_batch", "min_cost",
-    "min_cost_colocated", "min_cost_distributed", "online", "prices", "ra_min_cost_colocated",
-    "ra_min_cost_distributed", "smallest_consumption",
+    "Decision",
+    "MaxWeightOutcome",
+    "Placement",
+    "decision_slots",
+    "dual_schedule",
+    "lambda_of",
+    "max_weight_batch",
+    "min_cost",
+    "min_cost_colocated",
+    "min_cost_distributed",
+    "online",
+    "online_every_slot",
+    "prices",
+    "ra_min_cost_colocated",
+    "ra_min_cost_distributed",
+    "smallest_consumption",
 ]
 
 
@@ -249,17 +285,54 @@ def _shortest(instance: Instance, job: Job, configs: dict[int, Configs]) -> int:
 
 # ---- A_online (Alg. 1) --------------------------------------------------------------------------
 
-class OnlineScheduler(OnlinePolicy[Job]):
-    """A_online: geometric rounds, A_dual per round, one global capacity ledger."""
+@dataclasses.dataclass(frozen=True)
+class Decision:
+    """One decision slot of A_online: round ``index`` (i >= 1), ``tau`` = tau_i, decided at ``slot``."""
 
-    def __init__(self, instance: Instance, *, F: float | None = None, stretch: float = 1.0) -> None:
+    index: int
+    tau: int
+    slot: int
+
+
+def decision_slots(horizon: int, stretch: float = 1.0) -> list[Decision]:
+    """The rounds deciding before ``horizon``: round i at slot ``ceil(stretch * tau_i) - 1`` (0-based clock;
+    the paper's round i waits until time tau_i of the clock 1..T)."""
+    if stretch < 1:
+        raise ValueError(f"stretch must be >= 1, got {stretch}")
+    out: list[Decision] = []
+    i = 1
+    while True:
+        tau = 2 ** (i - 1)
+        slot = math.ceil(stretch * tau) - 1
+        if slot >= horizon:
+            return out
+        if not out or slot > out[-1].slot:
+            out.append(Decision(i, tau, slot))
+        i += 1
+
+
+Window = Literal["tau", "alpha_tau"]
+Order = Literal["arrival", "density"]
+
+
+class OnlineScheduler(OnlinePolicy[Job]):
+    """A_online: geometric rounds, A_dual per round, one global capacity ledger.
+
+    ``every_slot=True`` is the `online_every_slot` variant (ours): A_maxweight at every slot over [t, T).
+    """
+
+    def __init__(self, instance: Instance, *, F: float | None = None, stretch: float = 1.0,
+                 window: Window = "tau", order: Order = "arrival", every_slot: bool = False) -> None:
         super().__init__()
         self.inst = instance
         self.T = instance.horizon
         self.fixed_F = F
-        self.rounds = geometric_rounds(self.T, alpha=stretch)
-        self.round_at = {r.start: r for r in self.rounds}
-        self.last_start = self.rounds[-1].start if self.rounds else -1
+        self.window = window
+        self.order = order
+        self.every_slot = every_slot
+        self.rounds = decision_slots(self.T, stretch)
+        self.round_at = {r.slot: r for r in self.rounds}
+        self.last_start = self.rounds[-1].slot if self.rounds else -1
         self.ledger = CapacityLedger(instance.capacity, self.T, instance.resources)
         self.pending: list[Job] = []
         self.configs: dict[int, Configs] = {}
@@ -283,7 +356,9 @@ class OnlineScheduler(OnlinePolicy[Job]):
             self.pending.append(j)
 
     def next_wakeup(self, t: int) -> int | None:
-        later = [r.start for r in self.rounds if r.start > t]
+        if self.every_slot:
+            return t + 1 if self.pending and t + 1 < self.T else None
+        later = [r.slot for r in self.rounds if r.slot > t]
         return later[0] if later else None
 
     def _lam(self) -> float:
@@ -292,37 +367,60 @@ class OnlineScheduler(OnlinePolicy[Job]):
     def on_slot(self, t: int) -> None:
         if not self.pending:
             return
-        if t in self.round_at:
+        if self.every_slot:
+            self._every_slot(t)
+        elif t in self.round_at:
             self._round(t, self.round_at[t].tau)
         elif t > self.last_start:
-            self._deadline(t, next_start=None)
+            self._deadline(t, next_start=None, window_start=t)
 
-    def _round(self, start: int, tau: int) -> None:
-        jobs = sorted(self.pending, key=lambda j: (j.arrival, j.id))
+    def ordered(self, jobs: Sequence[Job]) -> list[Job]:
+        """A_maxweight's job order (``order``): arrival, or largest w_j / shortest duration first."""
+        if self.order == "density":
+            return sorted(jobs, key=lambda j: (-j.weight / _shortest(self.inst, j, self.configs), j.arrival, j.id))
+        return sorted(jobs, key=lambda j: (j.arrival, j.id))
+
+    def _round(self, slot: int, tau: int) -> None:
+        jobs = self.ordered(self.pending)
         lam = self._lam()
-        alpha = self._alpha(jobs, lam, start, tau)
+        alpha = self._alpha(jobs, lam, slot, tau)
+        start = slot if self.window == "tau" else max(slot, math.ceil(self._alpha(jobs, lam, slot, tau, cap=False)
+                                                                      * tau) - 1)
         out = dual_schedule(self.inst, jobs, start, tau, alpha, usage=self.ledger.usage, lam=lam,
                             configs=self.configs, exact_costs=False)
         for jid in sorted(out.placements, key=lambda k: (out.placements[k].start, k)):
             self._commit(out.placements[jid])
         self.pending = [j for j in jobs if j.id not in out.placements]
-        self.log.append({"slot": start, "tau": tau, "jobs": len(jobs), "scheduled": len(out.placements),
-                         "alpha": alpha, "iterations": out.iterations, "lambda": lam})
-        nxt = self.next_wakeup(start)
-        self._deadline(start, next_start=nxt)
+        self.log.append({"slot": slot, "window_start": start, "tau": tau, "jobs": len(jobs),
+                         "scheduled": len(out.placements), "alpha": alpha, "iterations": out.iterations,
+                         "lambda": lam})
+        nxt = self.next_wakeup(slot)
+        self._deadline(slot, next_start=nxt, window_start=min(start, self.T))
 
-    def _alpha(self, jobs: Sequence[Job], lam: float, start: int, tau: int) -> int:
+    def _every_slot(self, t: int) -> None:
+        jobs = self.ordered(self.pending)
+        lam = self._lam()
+        out = max_weight_batch(self.inst, jobs, (t, self.T), usage=self.ledger.usage, lam=lam,
+                               configs=self.configs, exact_costs=False)
+        for jid in sorted(out.placements, key=lambda k: (out.placements[k].start, k)):
+            self._commit(out.placements[jid])
+        self.pending = [j for j in jobs if j.id not in out.placements]
+        if out.placements:
+            self.log.append({"slot": t, "jobs": len(jobs), "scheduled": len(out.placements), "lambda": lam})
+        self._deadline(t, next_start=t + 1 if t + 1 < self.T else None, window_start=t)
+
+    def _alpha(self, jobs: Sequence[Job], lam: float, start: int, tau: int, cap: bool = True) -> int:
         """floor((ln w(J_i) - ln w_min) / (ln gamma - ln(gamma - 1))) + 1, gamma = 2 ln lambda (Sec. 5.3),
-        capped at the number of windows left before T (later iterations would be empty)."""
-        cap = max(1, math.ceil((self.T - start) / tau))
+        capped (``cap``) at the number of windows left before T (later iterations would be empty)."""
+        most = max(1, math.ceil((self.T - start) / tau))
         gamma = 2.0 * math.log(lam)
         if gamma <= 1.0 + 1e-12:
-            return cap
+            return most if cap else 1
         wj = sum(j.weight for j in jobs)
         alpha = math.floor((math.log(wj) - math.log(self.w_min)) / (math.log(gamma) - math.log(gamma - 1))) + 1
-        return max(1, min(alpha, cap))
+        return max(1, min(alpha, most)) if cap else max(1, alpha)
 
-    def _deadline(self, t: int, next_start: int | None) -> None:
+    def _deadline(self, t: int, next_start: int | None, window_start: int) -> None:
         keep = []
         for j in sorted(self.pending, key=lambda j: (j.arrival, j.id)):
             shortest = _shortest(self.inst, j, self.configs)
@@ -332,7 +430,7 @@ class OnlineScheduler(OnlinePolicy[Job]):
             usage = self.ledger.usage
             delta = prices(usage, self.inst.capacity, self._lam())
             free = self.inst.capacity[:, :, None] - usage
-            pl = search(self.inst, j, delta, free, (t, self.T), configs=self.configs[j.id])
+            pl = search(self.inst, j, delta, free, (window_start, self.T), configs=self.configs[j.id])
             if pl is None:
                 self.rejected.append(j.id)
                 self.commit(j.id, {"rejected": True, "reason": "no room before the horizon"})
@@ -354,15 +452,54 @@ class OnlineScheduler(OnlinePolicy[Job]):
 
 @register("hetero", "online", kind="online",
           summary="A_online (Alg. 1): geometric rounds, A_dual + A_maxweight with exponential prices (Zhou et al.)")
-def online(instance: Instance, *, seed: int = 0, F: float | None = None, stretch: float = 1.0) -> Result:
-    """A_online of Zhou et al. through `run_online` (jobs are revealed at arrival). Deterministic."""
+def online(instance: Instance, *, seed: int = 0, F: float | None = None, stretch: float = 1.0,
+           window: Window = "tau", order: Order = "arrival") -> Result:
+    """A_online of Zhou et al. through `run_online` (jobs are revealed at arrival). Deterministic.
+
+    Args:
+        F: the bound F of eq. (11) (largest weight over consumption); default: over the jobs seen so far.
+        stretch: decision slots at ceil(stretch * tau_i) - 1 (>= 1; 1 is the paper's tau_i).
+        window: round i's schedule starts at its decision slot tau_i - 1 ("tau", default) or at alpha_i tau_i - 1 ("alpha_tau", the paper's literal rule).
+        order: A_maxweight's job order: "arrival" (default) or "density" (largest w_j / shortest duration first).
+    """
+    return _run_online(instance, "online", F=F, stretch=stretch, window=window, order=order, every_slot=False)
+
+
+@register("hetero", "online_every_slot", kind="online",
+          summary="NOT in the paper (ours): A_maxweight at every slot over [t, T), no geometric rounds")
+def online_every_slot(instance: Instance, *, seed: int = 0, F: float | None = None,
+                      order: Order = "arrival") -> Result:
+    """A variant of A_online that is not in the paper: no geometric batching. At every slot with waiting
+    jobs, A_maxweight (same prices and lambda as `online`) prices each waiting job over [t, T) and schedules
+    it iff u_j > 0; the rest wait for the next slot. It measures what waiting for round boundaries and for
+    rounds long enough costs A_online. Online (jobs revealed at arrival), like `online`.
+
+    Args:
+        F: the bound F of eq. (11); default: over the jobs seen so far.
+        order: A_maxweight's job order: "arrival" (default) or "density" (largest w_j / shortest duration first).
+    """
+    return _run_online(instance, "online_every_slot", F=F, stretch=1.0, window="tau", order=order,
+                       every_slot=True)
+
+
+def _run_online(instance: Instance, name: str, *, F: float | None, stretch: float, window: Window,
+                order: Order, every_slot: bool) -> Result:
+    from edgeopt.core import InputError
     from edgeopt.hetero import FAMILY
 
+    if stretch < 1:
+        raise InputError("stretch", f"must be >= 1, got {stretch}")
+    if window not in ("tau", "alpha_tau"):
+        raise InputError("window", f"must be 'tau' or 'alpha_tau', got {window!r}")
+    if order not in ("arrival", "density"):
+        raise InputError("order", f"must be 'arrival' or 'density', got {order!r}")
     with stopwatch() as el:
-        pol = OnlineScheduler(instance, F=F, stretch=stretch)
+        pol = OnlineScheduler(instance, F=F, stretch=stretch, window=window, order=order, every_slot=every_slot)
         late = run_online(pol, instance.jobs, instance.horizon)
         rejected = sorted(set(pol.rejected) | {int(x) for x in late} | {j.id for j in pol.pending})
         sched = Schedule(jobs=[pol.placements[k].to_schedule() for k in sorted(pol.placements)], rejected=rejected)
     forced = sum(1 for d in pol.decisions if isinstance(d.payload, dict) and d.payload.get("forced"))
-    return FAMILY.algorithm_result(instance, "online", sched, el[0], rejected=rejected,
-                                   extra={"rounds": pol.log, "forced": forced})
+    extra: dict[str, Any] = {"rounds": pol.log, "forced": forced, "order": order}
+    if not every_slot:
+        extra["window"] = window
+    return FAMILY.algorithm_result(instance, name, sched, el[0], rejected=rejected, extra=extra)

@@ -23,17 +23,61 @@ the exact models):
 * (2i) for every server h holding PSs of the job: s_jh B_p >= sum of b_m over
   the job's workers on other servers.
 * (2j) start >= arrival; completion ``start + duration <= horizon``.
+
+Preemptive schedules (the preemptive `tiresias` and `antman` baselines of Sec.
+7; NOT solutions of program (2), which excludes preemption, hence registered
+``relaxed``). A schedule with ``preemptive = True`` may give a job several
+``segments`` (stretches ``[start, start + duration)`` with a fixed placement:
+``colocated``, ``workers``, ``ps``); the job's ``start`` is its first segment's
+start and ``start + duration`` its last segment's end (its completion time,
+so the objective is unchanged); ``worker_type`` and ``ps_type`` stay fixed
+(2b)/(2c); the job's own ``colocated`` / ``workers`` / ``ps`` repeat the first
+segment's. Rules of the relaxation (`validate_preemptive`):
+
+* segments are ordered and disjoint (a suspended job holds nothing), the
+  first starts at or after the arrival (2j), the last ends by T;
+* (2d)/(15a), (2e), (2g), (2i) hold per segment, and (2h)/(15b) counts every
+  segment in the slots it covers;
+* (2f) becomes ``sum_k max(0, d_k - o_k) N_k rho_k >= E D K``, where rho_k is
+  the rate of segment k's placement and ``o_k`` is
+  ``preemption_overhead_slots`` for every segment after the first (a resumed
+  job first restores its image: those slots hold resources and train
+  nothing) and 0 for the first.
+
+A non-preemptive schedule with ``segments`` is a (2j) violation (one window
+per job); a non-preemptive schedule is validated exactly as before.
 """
 
 from __future__ import annotations
+
+import itertools
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from edgeopt.core import Violation
-from edgeopt.hetero.instance import WORK_RTOL, Instance, work_done
+from edgeopt.hetero.instance import WORK_RTOL, Instance, rate, work_done
 
 CAP_RTOL = 1e-9
+
+
+class Segment(BaseModel):
+    """A stretch ``[start, start + duration)`` of a preemptive schedule with one fixed placement."""
+
+    model_config = ConfigDict(extra="forbid")
+    start: int = Field(ge=0)
+    duration: int = Field(ge=1)
+    colocated: bool
+    workers: dict[int, int]
+    ps: dict[int, int] = Field(default_factory=dict)
+
+    @property
+    def end(self) -> int:
+        return self.start + self.duration
+
+    @property
+    def n_workers(self) -> int:
+        return sum(self.workers.values())
 
 
 class JobSchedule(BaseModel):
@@ -48,11 +92,20 @@ class JobSchedule(BaseModel):
     colocated: bool = Field(description="q_j")
     workers: dict[int, int] = Field(description="server -> number of workers (y_jhm)")
     ps: dict[int, int] = Field(default_factory=dict, description="server -> number of PSs (s_jhp)")
+    segments: list[Segment] | None = Field(
+        default=None, description="preemptive schedules only: every stretch with a fixed placement")
 
     @property
     def end(self) -> int:
         """Completion time c_j = start + d_j."""
         return self.start + self.duration
+
+    def pieces(self) -> list[Segment]:
+        """The stretches with a fixed placement (the whole window for a non-preemptive job)."""
+        if self.segments:
+            return list(self.segments)
+        return [Segment(start=self.start, duration=self.duration, colocated=self.colocated, workers=self.workers,
+                        ps=self.ps)]
 
     @property
     def n_workers(self) -> int:
@@ -65,6 +118,9 @@ class Schedule(BaseModel):
     model_config = ConfigDict(extra="forbid")
     jobs: list[JobSchedule] = Field(default_factory=list)
     rejected: list[int] = Field(default_factory=list)
+    preemptive: bool = Field(default=False, description="a schedule of the preemptive relaxation (segments)")
+    preemption_overhead_slots: float = Field(
+        default=0.0, ge=0, description="slots a resumed segment spends restoring the job (trains nothing)")
 
 
 def objective(instance: Instance, schedule: Schedule) -> float:
@@ -141,6 +197,39 @@ def _check_job(instance: Instance, js: JobSchedule) -> list[Violation]:
     return out
 
 
+def _check_preemptive_job(instance: Instance, js: JobSchedule, overhead: float) -> list[Violation]:
+    """The rules of the preemptive relaxation (module docstring) for one job."""
+    out: list[Violation] = []
+    j = js.job
+    job = instance.jobs[j]
+    pieces = js.pieces()
+    if js.segments:
+        first = pieces[0]
+        if js.start != first.start or js.end != pieces[-1].end:
+            out.append(Violation("2j", f"start/end {js.start}/{js.end} differ from the segments' "
+                                       f"{first.start}/{pieces[-1].end}", j))
+        if (js.colocated, js.workers, js.ps) != (first.colocated, first.workers, first.ps):
+            out.append(Violation("2d", "colocated/workers/ps differ from the first segment's", j))
+    for a, b in itertools.pairwise(pieces):
+        if b.start < a.end:
+            out.append(Violation("2j", f"segments overlap or are unordered at slot {b.start}", j))
+    done = 0.0
+    for k, seg in enumerate(pieces):
+        # every per-job rule of (2) except the work (2f), on this segment's placement
+        one = js.model_copy(update={"start": seg.start, "duration": seg.duration, "colocated": seg.colocated,
+                                    "workers": seg.workers, "ps": seg.ps, "segments": None})
+        out.extend(v for v in _check_job(instance, one) if v.equation != "2f")
+        n = seg.n_workers
+        if n >= 1 and js.worker_type < len(instance.worker_types) and (
+                instance.architecture != "ps" or (js.ps_type is not None and js.ps_type < len(instance.ps_types))):
+            eff = max(0.0, seg.duration - (overhead if k > 0 else 0.0))
+            done += eff * n * rate(instance, job, js.worker_type, js.ps_type, seg.colocated, n)
+    if done < job.work * (1 - WORK_RTOL):
+        out.append(Violation("2f", f"trains {done:.6g} mini-batches over {len(pieces)} segment(s) "
+                                   f"(overhead {overhead:g} slots per resumption), needs E D K = {job.work}", j))
+    return out
+
+
 def usage(instance: Instance, schedule: Schedule) -> np.ndarray:
     """Resource use [H, R, T] of the scheduled jobs (entries on unknown servers/types are skipped)."""
     H, R, T = len(instance.servers), len(instance.resources), instance.horizon
@@ -149,16 +238,17 @@ def usage(instance: Instance, schedule: Schedule) -> np.ndarray:
     for js in schedule.jobs:
         if js.worker_type >= len(e) or js.job >= len(instance.jobs):
             continue
-        lo, hi = min(js.start, T), min(js.end, T)
-        if hi <= lo:
-            continue
-        for h, c in js.workers.items():
-            if 0 <= h < H and c > 0:
-                use[h, :, lo:hi] += c * e[js.worker_type][:, None]
-        if js.ps_type is not None and js.ps_type < len(z):
-            for h, c in js.ps.items():
+        for seg in js.pieces():
+            lo, hi = min(seg.start, T), min(seg.end, T)
+            if hi <= lo:
+                continue
+            for h, c in seg.workers.items():
                 if 0 <= h < H and c > 0:
-                    use[h, :, lo:hi] += c * z[js.ps_type][:, None]
+                    use[h, :, lo:hi] += c * e[js.worker_type][:, None]
+            if js.ps_type is not None and js.ps_type < len(z):
+                for h, c in seg.ps.items():
+                    if 0 <= h < H and c > 0:
+                        use[h, :, lo:hi] += c * z[js.ps_type][:, None]
     return use[:, :, :T]
 
 
@@ -184,7 +274,13 @@ def validate(instance: Instance, schedule: Schedule) -> list[Violation]:
         elif k > 1:
             out.append(Violation("2a", f"job scheduled/rejected {k} times (must be once)", j))
     for js in schedule.jobs:
-        if js.job < J:
+        if js.job >= J:
+            continue
+        if schedule.preemptive:
+            out.extend(_check_preemptive_job(instance, js, schedule.preemption_overhead_slots))
+        elif js.segments is not None:
+            out.append(Violation("2j", "segments (a suspended job) in a non-preemptive schedule", js.job))
+        else:
             out.extend(_check_job(instance, js))
     use = usage(instance, schedule)
     cap = instance.capacity
