@@ -121,7 +121,8 @@ def cell(entry: dict) -> str:
     return f"{entry['total_jct']:.0f} (#{entry['rank']})"
 
 
-def sweep(regime: str, points: list[tuple[int, int]], seeds: list[int], overhead: int, cache: dict) -> list[dict]:
+def sweep(regime: str, points: list[tuple[int, int]], seeds: list[int], overhead: int, cache: dict,
+          checkpoint=None) -> list[dict]:
     rows = []
     for jobs, servers in points:
         if (jobs, servers) not in cache:
@@ -133,6 +134,8 @@ def sweep(regime: str, points: list[tuple[int, int]], seeds: list[int], overhead
         print(f"J={jobs:4d} S={servers:4d}  " + "  ".join(f"{a}={cell(row[a])}" for a in ALGOS)
               + f"  | coloc hosts/job {g['colocated_hosts_mean']:.1f}, none {g['jobs_without_colocated_host']:.1f},"
               f" fifo->cloud {row['fifo']['jobs_in_cloud']:.1f}", flush=True)
+        if checkpoint is not None:
+            checkpoint(list(cache.values()))
     return rows
 
 
@@ -198,14 +201,21 @@ def main(argv: list[str] | None = None) -> None:
         print(f"regime {regime}: {REGIMES[regime]}; seeds {args.seeds}")
         cache: dict = {}
         t0 = time.perf_counter()
+
+        def checkpoint(done: list[dict], regime: str = regime, base: Path = base) -> None:
+            write_json(base.with_name(base.name + "_partial.json"), {"regime": regime, "points": done})
+
         print("Fig. 3 (vary J):")
-        by_jobs = sweep(regime, [(j, args.fixed_servers) for j in args.jobs], args.seeds, args.overhead, cache)
+        by_jobs = sweep(regime, [(j, args.fixed_servers) for j in args.jobs], args.seeds, args.overhead, cache,
+                        checkpoint)
         print("Fig. 4 (vary S):")
-        by_servers = sweep(regime, [(args.fixed_jobs, s) for s in args.servers], args.seeds, args.overhead, cache)
+        by_servers = sweep(regime, [(args.fixed_jobs, s) for s in args.servers], args.seeds, args.overhead, cache,
+                           checkpoint)
         data = {"benchmark": "edgecloud_baselines", "regime": regime, "regime_text": REGIMES[regime],
                 "seeds": args.seeds, "overhead_slots": args.overhead, "vary_jobs": by_jobs,
                 "vary_servers": by_servers, "elapsed_s": round(time.perf_counter() - t0, 1)}
         write_json(base.with_suffix(".json"), data)
+        base.with_name(base.name + "_partial.json").unlink(missing_ok=True)
         plot(data, base.with_suffix(".png"))
         print(f"wrote {base}.json and .png ({data['elapsed_s']} s)")
 
