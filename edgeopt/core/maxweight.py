@@ -2,9 +2,9 @@
 
 The framework is that of Zhang, Zhou, Wu, Jiao, Li, "Online scheduling of
 heterogeneous distributed machine learning jobs", Proc. ACM MobiHoc 2020 (the
-conference version of Zhou, Zhang, Wu, Jiao, Li, "Online scheduling algorithm
-for heterogeneous distributed machine learning jobs", IEEE Trans. Cloud
-Computing), and, with one window per round, of She, Wang, Zhou, Tian, "Online
+conference version of R. Zhou, J. Pang, Q. Zhang, C. Wu, L. Jiao, Y. Zhong,
+Z. Li, "Online scheduling algorithm for heterogeneous distributed machine
+learning jobs", IEEE), and, with one window per round, of She, Wang, Zhou, Tian, "Online
 scheduling of machine learning jobs in edge-cloud networks":
 
 * A_online: rounds i = 1, 2, ... decide at a slot tied to tau_i = 2 ** (i-1)

@@ -2,9 +2,9 @@
 
 Reference [8] of She et al. is Q. Zhang, R. Zhou, C. Wu, L. Jiao, Z. Li,
 "Online scheduling of heterogeneous distributed machine learning jobs", Proc.
-ACM MobiHoc 2020 (journal version: R. Zhou, Q. Zhang, C. Wu, L. Jiao, Z. Li,
-"Online scheduling algorithm for heterogeneous distributed machine learning
-jobs", IEEE Transactions on Cloud Computing). Its algorithm, run here on
+ACM MobiHoc 2020 (extended version: R. Zhou, J. Pang, Q. Zhang, C. Wu, L. Jiao,
+Y. Zhong, Z. Li, "Online scheduling algorithm for heterogeneous distributed
+machine learning jobs", IEEE). Its algorithm, run here on
 She et al.'s model (one PS per job, fixed worker type u_j and PS type v_j,
 eq. (1) rates, upload delays (2i)):
 

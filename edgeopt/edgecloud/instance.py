@@ -29,7 +29,7 @@ Duration. Workers stay fixed while a job runs (2c, 2d), so with ``w`` workers
 module of the family (validator, online algorithm, baselines) and both exact
 models use this one function, so nobody rounds differently.
 
-Interpretations of the generator ranges (Sec. VI) are written in `generate`.
+Interpretations of the generator ranges (Sec. VI) are written in `generate` and `paper_instance`.
 """
 
 from __future__ import annotations
