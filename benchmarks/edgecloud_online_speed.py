@@ -1,7 +1,7 @@
 """Speed of edgecloud's A_online on the paper presets (Sec. VI): 200 edge servers + cloud.
 
 Target: 1,000 jobs in under 60 s on 2 cores. Prints a table with the time at
-each job count and writes ``edgecloud_online_speed.json`` under ``--out``.
+each job count and writes ``edgecloud_online_speed_<preset>.json`` under ``--out``.
 Every schedule is checked by the family's validator (outside the timing).
 ``--preset paper`` (arrivals in [1, T/1.5], T = 6144) or ``paper_compact``
 (arrivals in [1, 128], T = 4096).
@@ -46,7 +46,7 @@ def main() -> None:
         rows.append(row)
         print(f"{n:>6} {row['servers']:>8} {inst.horizon:>8} {wall:>8.2f} {n - rejected:>9} {rejected:>8} "
               f"{res.objective:>12.0f} {not violations!s:>6} {load:>6.2f}")
-    path = result_path(args.out, "edgecloud_online_speed.json")
+    path = result_path(args.out, f"edgecloud_online_speed_{args.preset}.json")
     write_json(path, {"benchmark": "edgecloud_online_speed", "preset": args.preset, "rows": rows})
     print(f"wrote {path}")
 
