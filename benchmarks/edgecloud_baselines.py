@@ -145,7 +145,7 @@ def plot(data: dict, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.2))
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.8))
     width = 0.8 / len(ALGOS)
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for ax, key, title in ((axes[0], "vary_jobs", "Fig. 3: vary J (S = {s})"),
@@ -169,7 +169,8 @@ def plot(data: dict, path: Path) -> None:
         ax.set_ylabel("total completion time [slots = h], mean over seeds")
         ax.set_yscale("log")
         ax.set_title(title.format(s=rows[0]["servers"], j=rows[0]["jobs"]), fontsize=9)
-    axes[0].legend(fontsize=7, title="hatched: k jobs rejected (not comparable)", title_fontsize=7)
+    axes[0].legend(fontsize=6, title="hatched: k jobs rejected (not comparable)", title_fontsize=6, framealpha=0.6,
+                   loc="lower left", bbox_to_anchor=(0, 1.08), ncol=3)
     fig.suptitle(f"edgecloud baselines, regime '{data['regime']}': {data['regime_text']}; seeds {data['seeds']}",
                  fontsize=9)
     fig.tight_layout()
