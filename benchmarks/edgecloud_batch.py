@@ -1,7 +1,7 @@
 """One round of A_online against its batch problem: A_maxsche vs ILP (3), LP (4) and dual (5).
 
-    .venv/bin/python benchmarks/edgecloud_batch.py               # about a minute
-    .venv/bin/python benchmarks/edgecloud_batch.py --seeds 3 --points 16:1:4:8
+    PYTHONPATH=. .venv/bin/python benchmarks/edgecloud_batch.py --seeds 0-5 --out benchmarks/results  # ~1 min
+    PYTHONPATH=. .venv/bin/python benchmarks/edgecloud_batch.py --seeds 0-2 --points 16:1:4:8
 
 For a round with window [lo, hi) on idle servers (A_online's rounds use
 disjoint windows, so each starts idle) and the jobs of the ``small`` generator
@@ -21,13 +21,12 @@ Always maxsche <= ilp <= lp <= dual_paper (weak duality; the script checks it).
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import time
-from pathlib import Path
 
 import numpy as np
 
+from edgeopt.bench import benchmark_parser, result_path
 from edgeopt.core.jsonio import write_json
 from edgeopt.edgecloud import FAMILY, generate
 from edgeopt.edgecloud.online import Prices, max_schedule
@@ -40,8 +39,6 @@ from formulations.edgecloud.batch import (
     paper_oracle,
     solve_batch_ilp,
 )
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def _point(text: str) -> tuple[int, int, int, int]:
@@ -81,20 +78,18 @@ def one_round(seed: int, jobs: int, servers: int, window: tuple[int, int], time_
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = benchmark_parser(__doc__.splitlines()[0], seeds="0-5")
     ap.add_argument("--points", nargs="+", type=_point,
                     default=[_point(p) for p in ("8:2:4:8", "16:1:4:8", "20:2:4:8", "16:2:4:12")],
                     help="jobs:edge_servers:lo:hi per point")
-    ap.add_argument("--seeds", type=int, default=6)
     ap.add_argument("--time-limit", type=float, default=30.0)
-    ap.add_argument("--json", type=Path, default=ROOT / "benchmarks" / "results" / "edgecloud_batch.json")
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
     rows = []
     print(f"{'J':>3} {'S':>3} {'window':>8} {'waiting':>7} {'maxsche':>8} {'ilp':>6} {'lp_oracle':>9} {'lp':>7} "
           f"{'dual_paper':>10} {'maxsche/ilp':>11}")
     for jobs, servers, lo, hi in args.points:
-        for seed in range(args.seeds):
+        for seed in args.seeds:
             r = one_round(seed, jobs, servers, (lo, hi), args.time_limit)
             rows.append(r)
             print(f"{jobs:>3} {servers:>3} {f'[{lo},{hi})':>8} {r['waiting']:>7} {r['maxsche']:>8} {r['ilp']:>6.1f} "
@@ -104,9 +99,10 @@ def main(argv: list[str] | None = None) -> None:
     print(f"A_maxsche / ILP optimum: mean {statistics.fmean(eff):.3f}, min {min(eff):.3f} over {len(eff)} rounds; "
           f"LP(4) by COST_C/COST_D pricing = certified LP in "
           f"{sum(abs(r['lp_oracle'] - r['lp']) < 1e-6 for r in rows)}/{len(rows)}; {time.perf_counter() - t0:.1f} s")
-    write_json(args.json, {"settings": {"seeds": args.seeds, "points": [list(p) for p in args.points],
+    path = result_path(args.out, "edgecloud_batch.json")
+    write_json(path, {"settings": {"seeds": args.seeds, "points": [list(p) for p in args.points],
                                         "time_limit": args.time_limit}, "rows": rows})
-    print(f"wrote {args.json}")
+    print(f"wrote {path}")
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""The baselines of She et al. Sec. VI: FIFO, DRF, BatchSche and Preemptive (Tiresias-like).
+"""The baselines of She et al. Sec. VI: FIFO, DRF and Preemptive (Tiresias-like); BatchSche is in `batchsche`.
 
 All four are online (they run through `edgeopt.core.run_online` and see a job
 only from its arrival on) and respect every constraint of (2), except that
@@ -19,13 +19,8 @@ only from its arrival on) and respect every constraint of (2), except that
   starts with that allocation (non-preemptive: it keeps it to the end). The
   PS goes to the eligible server with the most free PSs of the type; workers go
   first to the PS's server, then to the servers with most free workers.
-* ``batchsche`` (BatchSche [8], the hetero paper's conference version: batches +
-  primal-dual): the same geometric batches and prices (7)-(8) as A_online, but
-  edge-agnostic in two ways: it does not model the colocation speed-up of eq. (1)
-  (every job is priced and run at the distributed rate, COST_D only), and every
-  job of a batch starts at the batch time tau_i (Alg. 3/4's literal
-  ``c_j = tau_i + d_j``), so servers the job's data have not reached by tau_i
-  are not used.
+* ``batchsche`` (BatchSche [8]) lives in `edgeopt.edgecloud.batchsche`: the
+  reference algorithm (Zhang et al., MobiHoc 2020) run on this model.
 * ``preemptive`` (Tiresias [31], discretised 2D-LAS): time advances slot by
   slot. A job's attained service is the worker-slots it received so far (2D:
   workers x time). Jobs sit in priority queues by attained service, queue k
@@ -56,7 +51,7 @@ import numpy as np
 
 from edgeopt.core import OnlinePolicy, Result, register, run_online, stopwatch
 from edgeopt.edgecloud.instance import Instance, Job, durations, minibatch_slots
-from edgeopt.edgecloud.online import OnlineScheduler, Prices, finish
+from edgeopt.edgecloud.online import finish
 from edgeopt.edgecloud.schedule import JobRun, Segment
 from edgeopt.edgecloud.state import make_ledger, reserve_run
 
@@ -219,17 +214,6 @@ def drf(instance: Instance, *, seed: int = 0) -> Result:
         policy = DrfScheduler(instance)
         run_online(policy, instance.jobs, instance.horizon)
     return finish(instance, "drf", policy.runs, el[0])
-
-
-# ---- BatchSche ----------------------------------------------------------------------------
-@register("edgecloud", "batchsche", kind="baseline",
-          summary="BatchSche: geometric batches + primal-dual prices, no colocation speed-up, batch-time starts")
-def batchsche(instance: Instance, *, seed: int = 0, f1: float = 1.0, f2: float = 1.0) -> Result:
-    with stopwatch() as el:
-        prices = Prices.for_instance(instance, f1, f2)
-        policy = OnlineScheduler(instance, prices, window_start_only=True, colocation=False)
-        run_online(policy, instance.jobs, instance.horizon)
-    return finish(instance, "batchsche", policy.runs, el[0])
 
 
 # ---- Preemptive (Tiresias-like 2D-LAS) -----------------------------------------------------

@@ -29,7 +29,7 @@ Duration. Workers stay fixed while a job runs (2c, 2d), so with ``w`` workers
 module of the family (validator, online algorithm, baselines) and both exact
 models use this one function, so nobody rounds differently.
 
-Interpretations of the generator ranges (Sec. VI) are written in `generate`.
+Interpretations of the generator ranges (Sec. VI) are written in `generate` and `paper_instance`.
 """
 
 from __future__ import annotations
@@ -219,7 +219,16 @@ def work_done(instance: Instance, job: Job, workers: int, colocated: bool, slots
 
 
 # ---- generators ----------------------------------------------------------------------
-PRESETS = ("small", "paper")
+PRESETS = ("small", "paper", "paper_compact")
+
+#: Default horizon of the paper presets: T = 6144 = 1.5 * 4096, so the paper's
+#: arrivals a_j in [1, T/1.5] end at slot 4096 = 2**12, a decision slot of the
+#: geometric rounds, whose window [4096, 6144) leaves every job room to finish.
+PAPER_HORIZON = 6144
+#: Last arrival and horizon of the ``paper_compact`` preset (the toolkit's first regime).
+COMPACT_LAST_ARRIVAL, COMPACT_HORIZON = 128, 4096
+
+ServerTypes = Literal["per_unit", "per_server"]
 
 
 def generate(
@@ -240,27 +249,63 @@ def generate(
     MB, B in [300, 1000] Mbit/s; Delta 1-2 slots to edge, 3-5 to the cloud.
     So a job needs 1-12 slots.
 
-    ``paper`` (Sec. VI; slot = 1 hour): 200 edge servers + cloud, U and V drawn
-    in [8, 10]. Interpretations: "the number of GPUs and CPUs as that of workers
-    and PSs on each edge server" and "randomly select the types of each worker
-    and PS for servers": each edge server gets ONE random worker type with
-    W in {4, 8} (Philly machine sizes) and ONE random PS type with P in
-    {4, 8}; the cloud has 64 workers of every type and 64 PSs of every type
-    (the paper gives no number; "large"). B_j = min(worker bandwidth in
-    [100, 5120] Mbit/s, PS bandwidth in [5, 20] Gbit/s) (the slower end of the
-    link). E in [50, 100], D in [20, 50], M in [10, 50], n in [0.001, 0.05] h,
-    H in [10, 100] ms, k in [30, 575] MB, Delta in [1, 4] (edge) and [10, 40]
-    (cloud) slots. Arrivals: the paper draws a_j in [1, T/1.5]; we draw them in
-    [1, 128] and use T = 4096 slots as the horizon so that every algorithm has
-    room to finish every job (the geometric rounds of A_online need
-    T >= 2 * (last arrival) + job length).
+    ``paper`` (Sec. VI, slot = 1 hour): 200 edge servers + cloud, arrivals
+    a_j in [1, T/1.5] as in the paper, T = 6144 (see `paper_instance`).
+
+    ``paper_compact``: the same, but every job arrives in [1, 128] and
+    T = 4096 (the toolkit's first regime: a burst of arrivals, congested).
     """
     if preset not in PRESETS:
         raise InputError("preset", f"unknown preset {preset!r} (known: {', '.join(PRESETS)})")
-    rng = np.random.default_rng(seed)
     if preset == "small":
-        return _small(rng, jobs or 4, servers or 2, horizon or 24)
-    return _paper(rng, jobs or 200, servers or 200, horizon or 4096)
+        return _small(np.random.default_rng(seed), jobs or 4, servers or 2, horizon or 24)
+    if preset == "paper_compact":
+        T = horizon or COMPACT_HORIZON
+        return paper_instance(seed, jobs=jobs or 200, servers=servers or 200, horizon=T,
+                              last_arrival=min(COMPACT_LAST_ARRIVAL, T - 1))
+    return paper_instance(seed, jobs=jobs or 200, servers=servers or 200, horizon=horizon or PAPER_HORIZON)
+
+
+def paper_instance(
+    seed: int,
+    *,
+    jobs: int = 200,
+    servers: int = 200,
+    horizon: int = PAPER_HORIZON,
+    last_arrival: int | None = None,
+    server_types: ServerTypes = "per_unit",
+) -> Instance:
+    """She et al.'s Sec. VI setting (slot = 1 hour), with the readings below.
+
+    Ranges from the paper: U and V in [8, 10]; worker bandwidth in [100, 5120]
+    Mbit/s and PS bandwidth in [5, 20] Gbit/s, B_j = the smaller of the two
+    (the slower end of the link); E in [50, 100], D in [20, 50], M in [10, 50],
+    n in [0.001, 0.05] h, H in [10, 100] ms, k in [30, 575] MB, Delta in
+    [1, 4] (edge) and [10, 40] (cloud) slots; a_j in [1, T/1.5].
+
+    Readings where the paper is silent or loose:
+
+    * Servers. "The number of GPUs and CPUs [of a Philly machine] as that of
+      workers and PSs on each edge server" and "randomly select the types of
+      each worker and PS for servers". ``server_types="per_unit"`` (default)
+      reads it literally: an edge server gets G workers and C PSs, G and C in
+      {4, 8} (Philly machine sizes), and EACH worker gets a uniformly random
+      type in [0, U), each PS one in [0, V); so a server holds several types.
+      ``"per_server"`` is the toolkit's first reading: ONE random worker type
+      with G workers and ONE PS type with C PSs per server. The first lets
+      far more edge servers host a job colocated (its u_j and v_j together);
+      the effect is measured in ``benchmarks/edgecloud_baselines.py``.
+    * The cloud: 64 workers and 64 PSs of every type (the paper says only that
+      it is large).
+    * T is not given. Default 6144 = 1.5 * 4096: the last arrival, T/1.5 =
+      4096, is a decision slot of the geometric rounds (2**12), so every job
+      can still get a round window of 2048 slots before T.
+      ``last_arrival`` overrides T/1.5 (128 for the ``paper_compact`` preset).
+    """
+    rng = np.random.default_rng(seed)
+    last = max(1, int(horizon / 1.5)) if last_arrival is None else last_arrival
+    last = max(1, min(last, horizon - 1))
+    return _paper(rng, jobs, servers, horizon, last, server_types)
 
 
 def _u(rng: np.random.Generator, lo: float, hi: float) -> float:
@@ -297,19 +342,27 @@ def _small(rng: np.random.Generator, n_jobs: int, n_edge: int, horizon: int) -> 
     return Instance(horizon=horizon, slot_seconds=60.0, servers=srv, jobs=jobs)
 
 
-def _paper(rng: np.random.Generator, n_jobs: int, n_edge: int, horizon: int) -> Instance:
+def _paper(rng: np.random.Generator, n_jobs: int, n_edge: int, horizon: int, last_arrival: int,
+           server_types: ServerTypes) -> Instance:
+    if server_types not in ("per_unit", "per_server"):
+        raise InputError("server_types", f"must be 'per_unit' or 'per_server', got {server_types!r}")
     U = int(rng.integers(8, 11))
     V = int(rng.integers(8, 11))
     sizes = np.array([4, 8])
     srv = []
     for _ in range(n_edge):
-        w = [0] * U
-        p = [0] * V
-        w[int(rng.integers(0, U))] = int(rng.choice(sizes))
-        p[int(rng.integers(0, V))] = int(rng.choice(sizes))
+        if server_types == "per_server":
+            w = [0] * U
+            p = [0] * V
+            w[int(rng.integers(0, U))] = int(rng.choice(sizes))
+            p[int(rng.integers(0, V))] = int(rng.choice(sizes))
+        else:
+            g = int(rng.choice(sizes))
+            c = int(rng.choice(sizes))
+            w = [int(x) for x in np.bincount(rng.integers(0, U, size=g), minlength=U)]
+            p = [int(x) for x in np.bincount(rng.integers(0, V, size=c), minlength=V)]
         srv.append(Server(is_cloud=False, workers=w, ps=p))
     srv.append(Server(is_cloud=True, workers=[64] * U, ps=[64] * V))
-    last_arrival = max(1, min(128, horizon - 1))
     jobs = []
     for j in range(n_jobs):
         delays = [int(x) for x in rng.integers(1, 5, size=n_edge)] + [int(rng.integers(10, 41))]

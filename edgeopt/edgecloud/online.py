@@ -80,6 +80,7 @@ from edgeopt.core import (
     run_online,
     stopwatch,
 )
+from edgeopt.core.maxweight import max_weight_batch
 from edgeopt.edgecloud.instance import Instance, Job, duration_slots, durations
 from edgeopt.edgecloud.schedule import JobRun, Schedule
 from edgeopt.edgecloud.state import make_ledger, reserve_run
@@ -305,8 +306,7 @@ def best_option(
     Vectorised over servers, candidate starts, worker counts and xi; the
     costs are those `cost_colocated` / `cost_distributed` compute.
     ``window_start_only`` evaluates only runs starting at ``lo`` (Alg. 3/4's
-    literal ``c_j = tau_i + d_j``); ``colocation=False`` evaluates COST_D only
-    (both are used by the `batchsche` baseline).
+    literal ``c_j = tau_i + d_j``); ``colocation=False`` evaluates COST_D only.
     """
     L = hi - lo
     if L <= 0:
@@ -435,15 +435,21 @@ def max_schedule(
     passes `best_option`'s switches (``window_start_only``, ``colocation``).
     """
     lo, hi = window
+
+    def min_cost(j: int) -> tuple[float, Option] | None:
+        opt = best_option(instance, instance.jobs[j], ledger, prices, lo, hi, **search)
+        return None if opt is None else (opt.cost, opt)
+
     out: dict[int, JobRun] = {}
-    for j in job_ids:
+
+    def commit(j: int, opt: Option) -> None:
         job = instance.jobs[j]
-        opt = best_option(instance, job, ledger, prices, lo, hi, **search)
-        if opt is None or 1.0 - opt.cost <= 0:
-            continue
         run = place(instance, job, ledger, prices, opt).run(j)
         reserve_run(ledger, instance, job, run)
         out[j] = run
+
+    # eta_j = 1 - cost > 0 (6): A_maxweight's test with w_j = 1 (the core loop)
+    max_weight_batch(list(job_ids), weight=lambda j: 1.0, min_cost=min_cost, commit=commit)
     return out
 
 

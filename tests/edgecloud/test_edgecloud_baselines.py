@@ -32,9 +32,7 @@ def test_valid_and_complete_on_small(name):
 def test_valid_on_paper_preset(name):
     inst = generate("paper", seed=1, jobs=60, servers=60)
     res, sched = _run(name, inst)
-    # batchsche may reject (batch-time starts only); the others schedule everything here
-    if name != "batchsche":
-        assert res.status == Status.FEASIBLE, res.extra.get("rejected")
+    assert res.status == Status.FEASIBLE, res.extra.get("rejected")
     assert len(sched.jobs) + len(sched.rejected) == 60
 
 
@@ -79,17 +77,58 @@ def test_drf_counts_the_ps_in_the_dominant_share():
 
 
 # ---- BatchSche ---------------------------------------------------------------------------
-@pytest.mark.parametrize("seed", range(8))
-def test_batchsche_starts_at_batch_times_without_colocation_speedup(seed):
-    inst = generate("small", seed=seed, jobs=6)
+def _one_slot_server_instance() -> Instance:
+    """One server with one worker and one PS; two identical jobs of 2 slots arrive at slot 2."""
+    job = {"arrival": 2, "worker_type": 0, "ps_type": 0, "epochs": 1, "chunks": 1, "minibatches_per_chunk": 2,
+           "worker_time_slots": 0.9, "ps_time_slots": 0.1, "gradient_size_mb": 60.0, "bandwidth_mbps": 480.0,
+           "upload_delay_slots": [0]}
+    return Instance(horizon=40, slot_seconds=60.0, servers=[{"workers": [1], "ps": [1]}],
+                    jobs=[dict(id=0, **job), dict(id=1, **job)])
+
+
+def test_batchsche_a_dual_places_the_rest_in_later_windows_of_the_same_round():
+    """Round tau = 2 decides at slot 2. A_dual's first window [2, 4) holds one job; its second
+    iteration places the other in [4, 6) at once (decided at slot 2). She et al.'s A_online has one
+    window per round and decides the second job only at the next round, slot 4."""
+    from edgeopt.core import run_online
+    from edgeopt.edgecloud.batchsche import BatchScheScheduler
+    from edgeopt.edgecloud.online import OnlineScheduler, Prices
+
+    inst = _one_slot_server_instance()
     _, sched = _run("batchsche", inst)
-    assert sched.jobs
-    for r in sched.jobs:
-        assert r.start & (r.start - 1) == 0  # tau_i = 2**(i-1)
-        assert r.start >= inst.jobs[r.job].arrival
-        assert not r.colocated
-        assert r.end - r.start == duration_slots(inst, inst.jobs[r.job], sum(r.workers.values()), False)
-        assert r.end <= 2 * r.start  # inside its batch window
+    assert [(r.start, r.end) for r in sched.jobs] == [(2, 4), (4, 6)]
+    pol = BatchScheScheduler(inst)
+    run_online(pol, inst.jobs, inst.horizon)
+    assert [d.slot for d in pol.decisions] == [2, 2]
+    assert pol.log[0]["iterations"] == 2 and pol.log[0]["alpha"] >= 2
+    ref = OnlineScheduler(inst, Prices.for_instance(inst))
+    run_online(ref, inst.jobs, inst.horizon)
+    assert [d.slot for d in ref.decisions] == [2, 4]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_batchsche_runs_inside_its_rounds_and_uses_colocation(seed):
+    """Every run lies inside one of A_dual's windows of the round that decided it; the min-cost
+    placement includes the colocated case (A_mincost2, eq. (1)'s faster rate)."""
+    from edgeopt.core import run_online
+    from edgeopt.edgecloud.batchsche import BatchScheScheduler
+
+    inst = generate("small", seed=seed, jobs=6)
+    pol = BatchScheScheduler(inst)
+    run_online(pol, inst.jobs, inst.horizon)
+    assert pol.runs
+    for d in pol.decisions:
+        r, tau = d.payload, d.slot  # decisions are taken at tau_i = 2**(i-1)
+        assert tau & (tau - 1) == 0
+        k = (r.start - tau) // tau  # index of the window [tau + k tau, tau + (k+1) tau)
+        assert r.start >= tau and r.end <= min(inst.horizon, tau + (k + 1) * tau)
+        assert r.end - r.start == duration_slots(inst, inst.jobs[r.job], sum(r.workers.values()), r.colocated)
+
+
+def test_batchsche_min_cost_placement_includes_the_colocated_case():
+    """Unlike the toolkit's first `batchsche` (COST_D only), A_mincost2's colocated placements occur."""
+    runs = [r for seed in range(6) for r in _run("batchsche", generate("small", seed=seed, jobs=6))[1].jobs]
+    assert any(r.colocated for r in runs) and any(not r.colocated for r in runs)
 
 
 # ---- Preemptive --------------------------------------------------------------------------

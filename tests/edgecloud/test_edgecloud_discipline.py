@@ -7,12 +7,12 @@ import pytest
 from edgeopt.core import run_online
 from edgeopt.edgecloud import Instance, generate
 from edgeopt.edgecloud.baselines import DrfScheduler, FifoScheduler, PreemptiveScheduler
+from edgeopt.edgecloud.batchsche import BatchScheScheduler
 from edgeopt.edgecloud.online import OnlineScheduler, Prices
 
 POLICIES = {
     "online": lambda inst: OnlineScheduler(inst, Prices.for_instance(inst)),
-    "batchsche": lambda inst: OnlineScheduler(inst, Prices.for_instance(inst), window_start_only=True,
-                                              colocation=False),
+    "batchsche": BatchScheScheduler,
     "fifo": FifoScheduler,
     "drf": DrfScheduler,
     "preemptive": lambda inst: PreemptiveScheduler(inst, 1, threshold=2.0),

@@ -16,6 +16,7 @@ from edgeopt.edgecloud.instance import (
     duration_slots,
     durations,
     minibatch_slots,
+    paper_instance,
     rate,
     work_done,
 )
@@ -55,18 +56,32 @@ def test_paper_preset_ranges():
     S = len(inst.servers)
     assert S == 201 and inst.servers[-1].is_cloud and not any(s.is_cloud for s in inst.servers[:-1])
     assert 8 <= inst.n_worker_types <= 10 and 8 <= inst.n_ps_types <= 10
-    assert inst.slot_seconds == 3600.0
+    assert inst.slot_seconds == 3600.0 and inst.horizon == 6144
     W, P = inst.W(), inst.P()
-    # each edge server: one worker type with 4 or 8 workers, one PS type with 4 or 8 PSs
-    assert ((W[:-1] > 0).sum(axis=1) == 1).all() and set(W[:-1].max(axis=1)) <= {4, 8}
-    assert ((P[:-1] > 0).sum(axis=1) == 1).all() and set(P[:-1].max(axis=1)) <= {4, 8}
+    # each edge server: 4 or 8 workers and 4 or 8 PSs, each of a random type (several types per server)
+    assert set(W[:-1].sum(axis=1)) <= {4, 8} and set(P[:-1].sum(axis=1)) <= {4, 8}
+    assert ((W[:-1] > 0).sum(axis=1) > 1).mean() > 0.9
     for j in inst.jobs:
         assert 50 <= j.epochs <= 100 and 20 <= j.chunks <= 50 and 10 <= j.minibatches_per_chunk <= 50
         assert 0.001 <= j.worker_time_slots <= 0.05
         assert 10 / 3.6e6 - 1e-12 <= j.ps_time_slots <= 100 / 3.6e6 + 1e-12
         assert 30 <= j.gradient_size_mb <= 575 and 100 <= j.bandwidth_mbps <= 5120
         assert all(1 <= x <= 4 for x in j.upload_delay_slots[:-1]) and 10 <= j.upload_delay_slots[-1] <= 40
-        assert 1 <= j.arrival <= 128
+    # the paper's a_j in [1, T/1.5] = [1, 4096], spread over it
+    arrivals = [j.arrival for j in inst.jobs]
+    assert min(arrivals) >= 1 and max(arrivals) <= 4096 and max(arrivals) > 3000
+
+
+def test_paper_compact_preset_and_the_per_server_reading():
+    inst = generate("paper_compact", seed=3, jobs=100)
+    assert inst.horizon == 4096 and all(1 <= j.arrival <= 128 for j in inst.jobs)
+    one = paper_instance(3, jobs=20, servers=50, horizon=4096, last_arrival=128, server_types="per_server")
+    W, P = one.W(), one.P()
+    assert ((W[:-1] > 0).sum(axis=1) == 1).all() and set(W[:-1].max(axis=1)) <= {4, 8}
+    assert ((P[:-1] > 0).sum(axis=1) == 1).all() and set(P[:-1].max(axis=1)) <= {4, 8}
+    with pytest.raises(InputError) as e:
+        paper_instance(0, server_types="bogus")  # type: ignore[arg-type]
+    assert e.value.field == "server_types"
 
 
 def test_generate_counts_and_bad_preset():
