@@ -40,6 +40,7 @@ from edgeopt.okita.placement import (
     INF,
     JobArrays,
     dta,
+    dta_cost,
     instance_arrays,
     metric_q,
     pa_fill,
@@ -96,8 +97,7 @@ class OkitaScheduler:
                 break
             self.stats["osf_calls"] += 1
             y = fill.workers(int(best_rows[idx]), int(Ns[idx]))
-            g = dta(M, workload(y, ja.k), self.src_order)
-            transfer, _ = slot_cost(ja, self.q, y, None, g)
+            transfer = dta_cost(ja, self.q, M, workload(y, ja.k), self.src_order)
             total = lb[idx] + transfer
             if best is None or total < best.total - 1e-12 or (abs(total - best.total) <= 1e-12 and Ns[idx] < best.N):
                 best = Plan(int(Ns[idx]), int(ls[idx]), y, int(best_rows[idx]), float(pa_cost[idx] + transfer),

@@ -51,7 +51,7 @@ def max_workers(U: np.ndarray, m: np.ndarray, cap: int) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.floor(U[:, pos] / m[pos] + 1e-9)
     out = ratio.min(axis=1) if ratio.shape[1] else np.full(U.shape[0], cap, dtype=float)
-    return np.clip(out, 0, cap).astype(np.int64)
+    return np.minimum(np.maximum(out, 0), cap).astype(np.int64)
 
 
 def metric_q(U: np.ndarray, C: np.ndarray, q: np.ndarray, M: np.ndarray, D: np.ndarray, pi: float,
@@ -104,7 +104,7 @@ class Fill:
 
     def workers(self, row: int, N: int) -> np.ndarray:
         """The workers per site [R] of filling N workers in row ``row``."""
-        ys = np.clip(N - self.prev[row], 0, self.A[row])
+        ys = np.minimum(np.maximum(N - self.prev[row], 0), self.A[row])
         y = np.zeros(self.A.shape[1], dtype=np.int64)
         y[self.order[row]] = ys
         return y
@@ -138,35 +138,59 @@ def workload(y: np.ndarray, k: float) -> np.ndarray:
     return np.floor(k * y + 1e-9).astype(np.int64)
 
 
-def dta(M: np.ndarray, d: np.ndarray, src_order: np.ndarray) -> np.ndarray:
-    """Alg. 3: g [R, R] (from, to) for workload d with remaining data M.
+def dta_moves(M: np.ndarray, d: np.ndarray, src_order: np.ndarray) -> tuple[np.ndarray, list[tuple[int, int, int]]]:
+    """Alg. 3 as (local chunks [R], moves [(from, to, chunks)] between different sites).
 
     Local data first (g^{rr}); each site r with H^r = M^r - d^r < 0 (in site order, line 2) gathers
     from the sites with data to spare in increasing q^{r' r} (``src_order[r]``), never more than they
     spare and never more than it lacks. Line 7 of the listing is garbled; we implement its stated intent
     (gather greedily, no over-provisioning): take min(spare of r_j, still missing at r).
+    The loop is plain Python on purpose: a deficit is usually met by the first few sources.
     """
-    R = M.shape[0]
     local = np.minimum(M, d)
+    lack = (d - local).tolist()
+    spare = (M - local).tolist()
+    left = sum(spare)
+    moves: list[tuple[int, int, int]] = []
+    for r, need in enumerate(lack):
+        if need <= 0:
+            continue
+        if left <= 0:
+            break
+        for s in src_order[r]:
+            have = spare[s]
+            if have <= 0 or s == r:
+                continue
+            take = min(need, have)
+            spare[s] = have - take
+            left -= take
+            moves.append((int(s), r, int(take)))
+            need -= take
+            if need == 0:
+                break
+    return local, moves
+
+
+def dta(M: np.ndarray, d: np.ndarray, src_order: np.ndarray) -> np.ndarray:
+    """Alg. 3: g [R, R] (from, to) for workload d with remaining data M (see `dta_moves`)."""
+    R = M.shape[0]
+    local, moves = dta_moves(M, d, src_order)
     g = np.zeros((R, R), dtype=np.int64)
     g[np.arange(R), np.arange(R)] = local
-    spare = M - local
-    lack = d - local
-    for r in np.flatnonzero(lack > 0):
-        if not spare.any():
-            break
-        order = src_order[r]
-        s = spare[order]
-        before = np.cumsum(s) - s
-        take = np.clip(lack[r] - before, 0, s)
-        g[order, r] += take
-        spare[order] -= take
+    for s, r, c in moves:
+        g[s, r] += c
     return g
 
 
-def source_orders(q: np.ndarray) -> np.ndarray:
+def dta_cost(ja: JobArrays, q: np.ndarray, M: np.ndarray, d: np.ndarray, src_order: np.ndarray) -> float:
+    """Transfer cost of Alg. 3's moves (bcost2 of OSF), without building g."""
+    _, moves = dta_moves(M, d, src_order)
+    return float(ja.delta * sum(float(q[s, r]) * c for s, r, c in moves))
+
+
+def source_orders(q: np.ndarray) -> list[list[int]]:
     """``src_order[r]``: sites sorted by increasing q^{r' r} (cost of moving into r), for DTA."""
-    return np.argsort(q.T, axis=1, kind="stable")
+    return np.argsort(q.T, axis=1, kind="stable").tolist()
 
 
 def slot_cost(ja: JobArrays, q: np.ndarray, y: np.ndarray, ps: int | None, g: np.ndarray) -> tuple[float, float]:
