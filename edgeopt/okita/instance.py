@@ -64,7 +64,8 @@ class ExponentialCost(BaseModel):
     tau: float = Field(ge=0, le=MAX_VALUE)
 
     def evaluate(self, x: np.ndarray) -> np.ndarray:
-        return self.tau * np.exp(EXP_RATE * np.asarray(x, dtype=float))
+        with np.errstate(over="ignore"):  # an overflow gives inf, which Instance rejects with its field
+            return self.tau * np.exp(EXP_RATE * np.asarray(x, dtype=float))
 
     @property
     def slope(self) -> float:
