@@ -26,7 +26,8 @@ import numpy as np
 from edgeopt.core import BuildTimeLimit, Deadline, InputError, ModelSize, Result, Status
 from edgeopt.okita.instance import Instance
 from edgeopt.okita.schedule import Schedule, entry, group_entries, objective_parts
-from formulations.common import finish, solve_cpsat as run_cpsat
+from formulations.common import finish
+from formulations.common import solve_cpsat as run_cpsat
 from formulations.okita.milp import no_schedule_result, worker_bounds
 
 SCALE = 10_000

@@ -76,41 +76,60 @@ def build_milp(instance: Instance, *, relax: bool = False, deadline: Deadline | 
     IRT = [(i, r, t) for (i, t) in IT for r in range(R)]
     IRRT = [(i, r, r2, t) for (i, t) in IT for r in range(R) for r2 in range(R)]
     PROD = [(i, r, r2, t) for (i, r, r2, t) in IRRT if r != r2 and q[r, r2] > 0]
-    m = pyo.ConcreteModel(name="okita_program_2")
-    integer = pyo.NonNegativeReals if relax else pyo.NonNegativeIntegers
-    binary = pyo.UnitInterval if relax else pyo.Binary
-    m.y = pyo.Var(IRT, domain=integer, bounds=lambda _m, i, r, t: (0, int(Y[i, r])))
-    m.s = pyo.Var(IRT, domain=binary)
-    m.u = pyo.Var(IT, domain=binary)
-    m.z = pyo.Var(IT, domain=binary)
-    m.g = pyo.Var(IRRT, domain=integer, bounds=lambda _m, i, r, r2, t: (0, jobs[i].data_chunks[r]))
-    m.w = pyo.Var(PROD, domain=pyo.NonNegativeReals)
-
     def check() -> None:
         if deadline is not None:
             deadline.check()
 
+    check()
+    m = pyo.ConcreteModel(name="okita_program_2")
+    calls = [0]
+
+    def timed(rule):
+        """The rule, checking the deadline every 2000 calls (Pyomo builds rows inside these calls)."""
+        def wrapped(*args):
+            calls[0] += 1
+            if deadline is not None and calls[0] % 2000 == 0:
+                deadline.check()
+            return rule(*args)
+        return wrapped
+
+    def con(index, rule, doc: str = "") -> pyo.Constraint:
+        return pyo.Constraint(index, rule=timed(rule), doc=doc)
+
+    integer = pyo.NonNegativeReals if relax else pyo.NonNegativeIntegers
+    binary = pyo.UnitInterval if relax else pyo.Binary
+    m.y = pyo.Var(IRT, domain=integer, bounds=timed(lambda _m, i, r, t: (0, int(Y[i, r]))))
+    m.s = pyo.Var(IRT, domain=binary)
+    m.u = pyo.Var(IT, domain=binary)
+    m.z = pyo.Var(IT, domain=binary)
+    check()
+    m.g = pyo.Var(IRRT, domain=integer, bounds=timed(lambda _m, i, r, r2, t: (0, jobs[i].data_chunks[r])))
+    check()
+    m.w = pyo.Var(PROD, domain=pyo.NonNegativeReals, bounds=timed(lambda _m, i, r, r2, t: (0, int(Y[i, r]))))
+
     by_job_origin: dict[tuple[int, int], list] = {}
     into: dict[tuple[int, int, int], list] = {}
-    for (i, r, r2, t) in IRRT:
+    for n_done, (i, r, r2, t) in enumerate(IRRT):
+        if n_done % 20000 == 0:
+            check()
         by_job_origin.setdefault((i, r), []).append(m.g[i, r, r2, t])
         into.setdefault((i, r2, t), []).append(m.g[i, r, r2, t])
     check()
-    m.c2a_data = pyo.Constraint(
+    m.c2a_data = con(
         [(i, r) for i in range(len(jobs)) for r in range(R)],
-        rule=lambda _m, i, r: sum(by_job_origin.get((i, r), [])) == jobs[i].data_chunks[r]
+        lambda _m, i, r: sum(by_job_origin.get((i, r), [])) == jobs[i].data_chunks[r]
         if by_job_origin.get((i, r)) else pyo.Constraint.Feasible if jobs[i].data_chunks[r] == 0
         else pyo.Constraint.Infeasible,
         doc="(2a)/(3): every chunk of every origin site trained exactly once")
-    m.c2b_process = pyo.Constraint(
-        IRT, rule=lambda _m, i, r, t: jobs[i].worker_chunks_per_slot * _m.y[i, r, t]
+    m.c2b_process = con(
+        IRT, lambda _m, i, r, t: jobs[i].worker_chunks_per_slot * _m.y[i, r, t]
         >= jobs[i].epochs * sum(into[i, r, t]),
         doc="(2b): rho_i y_i^r'(t) >= E_i sum_r g_i^{r r'}(t)")
     check()
-    m.c2c_one_ps = pyo.Constraint(IT, rule=lambda _m, i, t: sum(_m.s[i, r, t] for r in range(R)) == _m.u[i, t],
+    m.c2c_one_ps = con(IT, lambda _m, i, t: sum(_m.s[i, r, t] for r in range(R)) == _m.u[i, t],
                                   doc="(2c): one PS in every slot with workers, none otherwise")
-    m.c2c_active_ub = pyo.Constraint(IRT, rule=lambda _m, i, r, t: _m.y[i, r, t] <= int(Y[i, r]) * _m.u[i, t])
-    m.c2c_active_lb = pyo.Constraint(IT, rule=lambda _m, i, t: _m.u[i, t] <= sum(_m.y[i, r, t] for r in range(R)))
+    m.c2c_active_ub = con(IRT, lambda _m, i, r, t: _m.y[i, r, t] <= int(Y[i, r]) * _m.u[i, t])
+    m.c2c_active_lb = con(IT, lambda _m, i, t: _m.u[i, t] <= sum(_m.y[i, r, t] for r in range(R)))
     check()
     on_slot: dict[int, list[tuple[int, int]]] = {}
     for (i, t) in IT:
@@ -123,19 +142,19 @@ def build_milp(instance: Instance, *, relax: bool = False, deadline: Deadline | 
             return pyo.Constraint.Skip
         return sum(terms) <= float(C[r, k])
 
-    m.c2d_capacity = pyo.Constraint([(r, k, t) for r in range(R) for k in range(K) for t in range(T)],
-                                    rule=cap_rule, doc="(2d): sum_i m y + n s <= C per site, resource, slot")
+    m.c2d_capacity = con([(r, k, t) for r in range(R) for k in range(K) for t in range(T)],
+                                    cap_rule, doc="(2d): sum_i m y + n s <= C per site, resource, slot")
     check()
     win = {i: list(range(j.arrival, T)) for i, j in enumerate(jobs)}
-    m.c2e_one_completion = pyo.Constraint(range(len(jobs)), rule=lambda _m, i: sum(_m.z[i, t] for t in win[i]) == 1)
-    m.c2e_none_after = pyo.Constraint(IT, rule=lambda _m, i, t: _m.u[i, t] <= sum(_m.z[i, t2] for t2 in win[i]
+    m.c2e_one_completion = con(range(len(jobs)), lambda _m, i: sum(_m.z[i, t] for t in win[i]) == 1)
+    m.c2e_none_after = con(IT, lambda _m, i, t: _m.u[i, t] <= sum(_m.z[i, t2] for t2 in win[i]
                                                                                    if t2 >= t))
-    m.c2e_completion_active = pyo.Constraint(IT, rule=lambda _m, i, t: _m.z[i, t] <= _m.u[i, t])
+    m.c2e_completion_active = con(IT, lambda _m, i, t: _m.z[i, t] <= _m.u[i, t])
     check()
-    m.c1_product_lb = pyo.Constraint(PROD, rule=lambda _m, i, r, r2, t: _m.w[i, r, r2, t]
+    m.c1_product_lb = con(PROD, lambda _m, i, r, r2, t: _m.w[i, r, r2, t]
                                      >= _m.y[i, r, t] - int(Y[i, r]) * (1 - _m.s[i, r2, t]))
-    m.c1_product_y = pyo.Constraint(PROD, rule=lambda _m, i, r, r2, t: _m.w[i, r, r2, t] <= _m.y[i, r, t])
-    m.c1_product_s = pyo.Constraint(PROD, rule=lambda _m, i, r, r2, t: _m.w[i, r, r2, t]
+    m.c1_product_y = con(PROD, lambda _m, i, r, r2, t: _m.w[i, r, r2, t] <= _m.y[i, r, t])
+    m.c1_product_s = con(PROD, lambda _m, i, r, r2, t: _m.w[i, r, r2, t]
                                     <= int(Y[i, r]) * _m.s[i, r2, t])
     check()
     lat = {i: instance.latency_table(i) for i in range(len(jobs))}

@@ -23,7 +23,7 @@ CASES = {
     "small_seed101": lambda: generate("small", seed=101),
     "small_seed102": lambda: generate("small", seed=102),
     "small_j4_seed103": lambda: generate("small", seed=103, jobs=4),
-    "small_s4_seed104": lambda: generate("small", seed=104, servers=4),
+    "small_s4_j2_seed104": lambda: generate("small", seed=104, servers=4, jobs=2),
 }
 
 
