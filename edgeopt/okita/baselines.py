@@ -15,7 +15,10 @@ process, the training data ... dispatched evenly to sites in a greedy fashion on
   together (within one slot). Chunks move in the slot they are trained, as (2b) requires.
 * FIFO: jobs start strictly in arrival order (a job waits while an earlier one waits). N_i is drawn
   uniformly in [1, max(1, floor(0.5 A_i(a_i)))] at arrival (seeded), A_i(a_i) = workers of job i that
-  fit the free resources of slot a_i over all sites; capped at the worker-slots the job needs.
+  fit the free resources of slot a_i over all sites; capped at the worker-slots the job needs. The
+  paper's horizon is "a large time span"; ours is finite, so the draw's floor is raised to the fewest
+  workers that finish by T if started at a_i (ceil(W_i / (T - a_i))): without it a draw of 1 worker
+  would reject jobs only because of our horizon (seen on the small preset).
 * DRF: every slot, the waiting jobs' worker counts come from progressive filling (Ghodsi et al., NSDI
   2011): one worker at a time to the waiting job of smallest dominant share max_k (N m^k + n^k) / sum_r
   C_r^k, while the aggregate free resources allow; a job then starts with that count (lowered by one
@@ -179,7 +182,9 @@ def fifo(instance: Instance, *, seed: int = 0) -> Result:
                     A = int(max_workers(fs.C - fs.reserved[t], ja.m, 10**9).sum())
                     hi = max(1, A // 2)
                     W = ja.worker_slots(int(ja.D.sum()))
-                    counts[ja.id] = min(int(rng.integers(1, hi + 1)), W)
+                    lo = min(max(1, -(-W // (instance.horizon - t))), W)  # fewest that finish by T from a_i
+                    hi = max(lo, min(hi, W))
+                    counts[ja.id] = int(rng.integers(lo, hi + 1))
             while head < len(queue) and queue[head].arrival <= t:
                 ok = fs.try_start(queue[head], counts[queue[head].id], t)
                 if ok is None:

@@ -22,7 +22,9 @@ Constraints (names carry the equations):
 * ``c2d_capacity[r, k, t]``: sum_i m y + n s <= C;
 * ``c2e_one_completion[i]``: sum_t z = 1; ``c2e_none_after[i, t]``: u[i, t] <= sum_{t' >= t} z[i, t'];
   ``c2e_completion_active[i, t]``: z <= u (the completion slot has workers), so z marks the last active slot;
-* ``c1_product_*``: the linearisation of w.
+* ``c1_product_*``: the linearisation of w;
+* ``c2b_worker_slots[i]``: the valid cut sum_{r, t} y >= ceil(E_i D_i / rho_i) (sum of (2b) over r and t
+  with (2a), rounded up since y is integer); it tightens the LP relaxation only.
 
 Objective (2) with (1): sum z f + sum q delta g + sum q pi w.
 """
@@ -130,6 +132,10 @@ def build_milp(instance: Instance, *, relax: bool = False, deadline: Deadline | 
                                   doc="(2c): one PS in every slot with workers, none otherwise")
     m.c2c_active_ub = con(IRT, lambda _m, i, r, t: _m.y[i, r, t] <= int(Y[i, r]) * _m.u[i, t])
     m.c2c_active_lb = con(IT, lambda _m, i, t: _m.u[i, t] <= sum(_m.y[i, r, t] for r in range(R)))
+    m.c2b_worker_slots = con(range(len(jobs)), lambda _m, i: sum(_m.y[i, r, t] for (i2, t) in IT if i2 == i
+                                                                  for r in range(R))
+                             >= math.ceil(jobs[i].total_chunks / jobs[i].chunks_per_worker - 1e-9),
+                             doc="valid cut from (2a)+(2b): sum_t,r y >= ceil(E_i D_i / rho_i) (y integer)")
     check()
     on_slot: dict[int, list[tuple[int, int]]] = {}
     for (i, t) in IT:
