@@ -24,6 +24,9 @@ Readings of the listing (kept consistent with the validator and the exact models
   infeasible. ``delay_rule="tentative"`` is the reading where delaying keeps the tentative placement's
   bandwidth: cost2 = bcost* + bcost(tentative) + f(t + 2l - a).
 * Workload (line 22): d_i^r(t) = floor(rho_i y_i^r(t) / E_i); DTA moves what is missing (line 23).
+* Horizon rule (ours; the paper's T is "a large time span"): the enumeration keeps only the N whose
+  run ends by T-1 (t + l_i <= T) when there is one. Without it a job whose latency cost has become
+  flat (a piecewise cost past its step c) picks the cheapest bandwidth, N = 1, and runs past T.
 * A job whose worker and PS cannot be placed even in empty sites, or that is not finished at T-1,
   is rejected (status ``partial``); its slots are dropped from the schedule.
 """
@@ -109,6 +112,9 @@ class OkitaScheduler:
         W = ja.worker_slots(int(self.M[ja.id].sum()))
         Ns = np.arange(1, W + 1)
         ls = np.ceil(W / Ns).astype(np.int64)
+        fits = t + ls <= self.inst.horizon  # horizon rule (module docstring)
+        if fits.any():
+            Ns, ls = Ns[fits], ls[fits]
         latency = np.asarray(ja.f(t + ls - ja.arrival), dtype=float)
         return self.osf(ja, t, self.C, Ns, ls, latency)
 
