@@ -45,7 +45,7 @@ def test_parameters_change_okita_and_stay_valid():
     inst = generate("testbed", seed=1)
     base = api.run("online", inst)
     for params in ({"alpha1": 2.0, "alpha2": 0.5}, {"beta2": 0.0}, {"delay_rule": "tentative"},
-                   {"piecewise_priority": False}):
+                   {"piecewise_priority": "literal"}, {"piecewise_priority": "off"}):
         res = api.run("online", inst, **params)
         assert not FAMILY.check_result(inst, res), params
     assert api.run("online", inst, beta2=0.0, beta3=5.0).schedule != base.schedule
@@ -167,7 +167,7 @@ def test_brute_force_enumeration_equals_pruned_osf():
     from edgeopt.okita.placement import dta_cost
 
     inst = generate("testbed", seed=4)
-    sch = OkitaScheduler(inst, alpha1=1, alpha2=1, betas=(1, 1, 1), delay_rule="listing", piecewise_priority=True)
+    sch = OkitaScheduler(inst, alpha1=1, alpha2=1, betas=(1, 1, 1), delay_rule="listing", piecewise_priority="step")
     for ja in sch.jobs[:5]:
         t = ja.arrival
         plan = sch.preprocess(ja, t)
