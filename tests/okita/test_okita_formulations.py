@@ -70,3 +70,15 @@ def test_an_instance_without_a_schedule_is_proven_infeasible():
     for m, fn in METHODS.items():
         res = fn(bad, time_limit=10)
         assert res.status == Status.INFEASIBLE and res.extra["reason"], m
+
+
+def test_latency_bound_is_below_the_optimum_and_scales():
+    from formulations.okita import latency_bound
+
+    for seed in range(3):
+        inst = generate("small", seed=seed, jobs=2, servers=2, horizon=5)
+        opt = METHODS["cpsat"](inst, time_limit=30).objective
+        assert 0 < latency_bound(inst) <= opt + 1e-6
+    big = generate("paper", seed=0)
+    lb = latency_bound(big)
+    assert 0 < lb <= api.run("online", big).objective
