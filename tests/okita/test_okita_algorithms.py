@@ -183,3 +183,22 @@ def test_brute_force_enumeration_equals_pruned_osf():
             if best is None or total < best[0] - 1e-12:
                 best = (total, N)
         assert plan.N == best[1] and plan.total == pytest.approx(best[0])
+
+
+def test_gantt_usage_and_job_rows_adapters_describe_the_schedule():
+    inst = generate("small", seed=2)
+    res = api.run("online", inst)
+    sched = FAMILY.parse_schedule(res.schedule)
+    bars = FAMILY.gantt(inst, sched)
+    worker_bars = {(b.job, b.start, int(b.row.split()[1])) for b in bars if "x0" not in b.label}
+    expect = {(js.job, e.slot, r) for js in sched.jobs for e in js.slots for r, y in e.workers.items() if y}
+    assert worker_bars == expect and all(b.end == b.start + 1 for b in bars)
+    usage = FAMILY.usage(inst, sched)
+    from edgeopt.okita.schedule import usage_per_slot
+
+    u = usage_per_slot(inst, sched).sum(axis=1)
+    assert [s.resource for s in usage] == inst.resources
+    assert all(np.allclose(s.used, u[:, k]) and s.capacity == inst.capacity[:, k].sum() for k, s in enumerate(usage))
+    rows = FAMILY.job_rows(inst, sched)
+    assert sum(r.objective for r in rows) == pytest.approx(res.objective)
+    assert all(r.end == js.completion + 1 for r, js in zip(rows, sched.jobs, strict=True))
