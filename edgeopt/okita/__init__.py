@@ -1,5 +1,5 @@
 """okita: Han, Zhou, Pang, Tan, Cao, "Online Scheduling Unbiased Distributed Learning over Wireless Edge
-Networks" (IEEE ICPADS 2021).
+Networks".
 
 UDL jobs whose training data is spread over edge sites choose, slot by slot, their workers per site,
 their PS site and which chunks move where; the objective is a latency cost f_i(t_i - a_i + 1) plus
@@ -61,7 +61,7 @@ def job_rows(instance: Instance, schedule: Schedule) -> list[JobRow]:
 
 FAMILY = FamilySpec(
     name="okita",
-    paper="Han et al., Online Scheduling Unbiased Distributed Learning over Wireless Edge Networks (ICPADS 2021)",
+    paper="Han et al., Online Scheduling Unbiased Distributed Learning over Wireless Edge Networks",
     instance_type=Instance,
     schedule_type=Schedule,
     generate=generate,

@@ -1,5 +1,5 @@
 """Instances of the okita family (Han, Zhou, Pang, Tan, Cao, "Online Scheduling Unbiased Distributed
-Learning over Wireless Edge Networks", IEEE ICPADS 2021), and their seeded generators.
+Learning over Wireless Edge Networks", 2021), and their seeded generators.
 
 Notation of the paper -> fields:
 

@@ -1,4 +1,4 @@
-"""Exact MILP (Pyomo, solved by HiGHS) of program (2) of Han et al. (ICPADS 2021), under the readings of
+"""Exact MILP (Pyomo, solved by HiGHS) of program (2) of Han et al., under the readings of
 ``edgeopt.okita.instance`` / ``schedule``.
 
 Index sets: job i, sites r, r2, slot t in the job's window a_i .. T-1. Variables:
