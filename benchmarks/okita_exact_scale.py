@@ -21,9 +21,12 @@ SIZES_GRID = [(3, 3, 8), (4, 3, 8), (3, 4, 8), (5, 3, 8), (4, 4, 10), (6, 4, 10)
 def main() -> None:
     ap = benchmark_parser(__doc__.splitlines()[0], seeds="0-1")
     ap.add_argument("--time-limit", type=float, default=60.0)
+    ap.add_argument("--sizes", default=None, help="JxSxT,... instead of the default grid (e.g. 8x5x12)")
+    ap.add_argument("--name", default="okita_exact_scale.json")
     args = ap.parse_args()
+    grid = SIZES_GRID if not args.sizes else [tuple(int(v) for v in c.split("x")) for c in args.sizes.split(",")]
     rows = []
-    for jobs, sites, T in SIZES_GRID:
+    for jobs, sites, T in grid:
         for seed in args.seeds:
             inst = generate("small", seed=500 + seed, jobs=jobs, servers=sites, horizon=T)
             row = {"jobs": jobs, "sites": sites, "horizon": T, "seed": seed,
@@ -39,7 +42,7 @@ def main() -> None:
             print(row, flush=True)
     out = {"setting": "small preset generator at growing sizes, arrivals in slots 0-2", "time_limit_s": args.time_limit,
            "rows": rows}
-    path = result_path(args.out, "okita_exact_scale.json")
+    path = result_path(args.out, args.name)
     path.write_text(json.dumps(out, indent=2) + "\n")
     print("wrote", path)
 
