@@ -26,15 +26,15 @@ GRID = [("R", 2, 3), ("R", 3, 3), ("R", 4, 3), ("I", 3, 2), ("I", 3, 4)]
 REGIMES = {"spread": 3, "burst": 1}
 
 
-def run(seeds: list[int], time_limit: float, cross_check: bool) -> dict:
-    out = {"setting": "small preset, T = 8; R x I cells; arrival windows " + json.dumps(REGIMES), "cells": []}
-    for regime, window in REGIMES.items():
-        for axis, R, I in GRID:
+def run(seeds: list[int], time_limit: float, cross_check: bool, grid=GRID, regimes=REGIMES, horizon: int = 8) -> dict:
+    out = {"setting": f"small preset, T = {horizon}; R x I cells; arrival windows " + json.dumps(regimes), "cells": []}
+    for regime, window in regimes.items():
+        for axis, R, I in grid:
             ratios: dict[str, list[float]] = {}
             partial: dict[str, int] = {}
             uncertified, solve_s = 0, []
             for seed in seeds:
-                inst = generate("small", seed=1000 + seed, jobs=I, servers=R, arrival_window=window)
+                inst = generate("small", seed=1000 + seed, jobs=I, servers=R, arrival_window=window, horizon=horizon)
                 opt = METHODS["cpsat"](inst, time_limit=time_limit)
                 if opt.status != Status.OPTIMAL:
                     uncertified += 1
@@ -71,12 +71,18 @@ def main() -> None:
     ap = benchmark_parser(__doc__.splitlines()[0], seeds="0-9")
     ap.add_argument("--time-limit", type=float, default=60.0)
     ap.add_argument("--cross-check", action="store_true")
+    ap.add_argument("--cell", default=None, help="one cell R,I,T (spread arrivals) instead of the grid, e.g. 4,6,10")
+    ap.add_argument("--name", default="okita_ratio.json")
     args = ap.parse_args()
     t0 = time.perf_counter()
-    res = run(args.seeds, args.time_limit, args.cross_check)
+    if args.cell:
+        R, I, T = (int(v) for v in args.cell.split(","))
+        res = run(args.seeds, args.time_limit, args.cross_check, [("cell", R, I)], {"spread": 3}, T)
+    else:
+        res = run(args.seeds, args.time_limit, args.cross_check)
     res["seeds"] = args.seeds
     res["wall_s"] = round(time.perf_counter() - t0, 1)
-    path = result_path(args.out, "okita_ratio.json")
+    path = result_path(args.out, args.name)
     path.write_text(json.dumps(res, indent=2) + "\n")
     print("wrote", path)
 
