@@ -57,7 +57,7 @@ from edgeopt.okita.placement import (
     usage_of,
     workload,
 )
-from edgeopt.okita.schedule import Schedule, SlotEntry, entry, group_entries
+from edgeopt.okita.schedule import Schedule, SlotEntry, entry, group_entries, objective_parts
 
 DelayRule = Literal["listing", "tentative"]
 PiecewisePriority = Literal["step", "literal", "off"]
@@ -238,7 +238,5 @@ def online(instance: Instance, *, seed: int = 0, alpha1: float = 1.0, alpha2: fl
         sch = OkitaScheduler(instance, alpha1=alpha1, alpha2=alpha2, betas=(beta1, beta2, beta3),
                              delay_rule=delay_rule, piecewise_priority=piecewise_priority)
         schedule = sch.run()
-    from edgeopt.okita.schedule import objective_parts
-
     return FAMILY.algorithm_result(instance, "online", schedule, el[0], rejected=schedule.rejected,
                                    extra={**objective_parts(instance, schedule), **sch.stats})
