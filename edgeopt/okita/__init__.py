@@ -1,0 +1,80 @@
+"""okita: Han, Zhou, Pang, Tan, Cao, "Online Scheduling Unbiased Distributed Learning over Wireless Edge
+Networks".
+
+UDL jobs whose training data is spread over edge sites choose, slot by slot, their workers per site,
+their PS site and which chunks move where; the objective is a latency cost f_i(t_i - a_i + 1) plus
+the bandwidth cost (1) of data transfer and worker-PS parameter exchange. Modules: `instance` (data
+model + generators), `schedule` (schedule model, validator of program (2), objective), `online`
+(Okita: Alg. 1 with OSF, PA (Alg. 2) and DTA (Alg. 3)), `baselines` (FIFO, DRF, OASiS of Sec. V-A).
+"""
+
+from __future__ import annotations
+
+from edgeopt.core import FamilySpec, GanttBar, JobRow, UsageSeries
+from edgeopt.okita.instance import PRESETS, Instance, generate
+from edgeopt.okita.schedule import Schedule, job_parts, objective, usage_per_slot, validate
+
+
+def gantt(instance: Instance, schedule: Schedule) -> list[GanttBar]:
+    """One bar per job, site and slot in which the job has workers or its PS there."""
+    bars = []
+    for js in schedule.jobs:
+        a = instance.jobs[js.job].arrival
+        for e in js.slots:
+            sites = set(e.workers) | ({e.ps_site} if e.ps_site is not None else set())
+            for r in sorted(sites):
+                y = e.workers.get(r, 0)
+                label = f"j{js.job} x{y}" + (" +PS" if r == e.ps_site else "")
+                bars.append(GanttBar(row=f"site {r}", job=js.job, start=e.slot, end=e.slot + 1, label=label,
+                                     arrival=a))
+    return bars
+
+
+def usage(instance: Instance, schedule: Schedule) -> list[UsageSeries]:
+    """Per resource: the amount used over all sites per slot, against the total capacity."""
+    u = usage_per_slot(instance, schedule).sum(axis=1)
+    cap = instance.capacity.sum(axis=0)
+    return [UsageSeries(resource=name, used=[float(v) for v in u[:, k]], capacity=float(cap[k]))
+            for k, name in enumerate(instance.resources)]
+
+
+def job_rows(instance: Instance, schedule: Schedule) -> list[JobRow]:
+    """One row per job: its window, sites, PS sites, and its cost split into latency/transfer/exchange."""
+    rows = []
+    for js in schedule.jobs:
+        job = instance.jobs[js.job]
+        active = [e for e in js.slots if e.n_workers > 0]
+        parts = job_parts(instance, js)
+        sites = sorted({r for e in active for r in e.workers})
+        ps = sorted({e.ps_site for e in active if e.ps_site is not None})
+        rows.append(JobRow(
+            job=js.job, arrival=job.arrival,
+            start=min(e.slot for e in active) if active else None,
+            end=(js.completion + 1) if js.completion is not None else None,
+            placement=f"workers@{sites} ps@{ps}", objective=sum(parts.values()),
+            extra={**parts, "worker_slots": sum(e.n_workers for e in active)}))
+    for j in schedule.rejected:
+        rows.append(JobRow(job=j, arrival=instance.jobs[j].arrival, start=None, end=None, placement="rejected",
+                           objective=None))
+    return rows
+
+
+FAMILY = FamilySpec(
+    name="okita",
+    paper="Han et al., Online Scheduling Unbiased Distributed Learning over Wireless Edge Networks",
+    instance_type=Instance,
+    schedule_type=Schedule,
+    generate=generate,
+    presets=PRESETS,
+    validate=validate,
+    objective=objective,
+    objective_name="latency cost + bandwidth cost sum_i f_i(t_i - a_i + 1) + B_i",
+    gantt=gantt,
+    usage=usage,
+    job_rows=job_rows,
+)
+
+# Importing the algorithm modules registers them (edgeopt.core.register).
+from edgeopt.okita import baselines, online  # noqa: F401
+
+__all__ = ["FAMILY", "Instance", "Schedule", "generate", "objective", "validate"]

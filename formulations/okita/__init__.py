@@ -1,0 +1,28 @@
+"""Exact models of the okita family (Han et al., program (2) with the bandwidth cost (1)).
+
+``METHODS`` maps a method name to ``solve(instance, *, time_limit=60.0, **options) -> Result``; the
+time limit covers building and solving (a `Deadline` is started on entry):
+
+* ``milp``: Pyomo + HiGHS, y * s linearised exactly, one binary per completion slot (``milp.py``);
+* ``cpsat``: an independent OR-Tools CP-SAT model: element constraints for the completion slot and
+  the latency table, enforced exchange-cost rows instead of products (``cpsat.py``).
+
+``SIZES`` estimates each model before it is built, so the solve path can refuse one above budget.
+``milp.lp_relaxation`` and ``bounds.latency_bound`` (each job alone in empty sites; scales to the paper preset)
+are lower bounds, named as such, for instances too large to certify.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from edgeopt.core import ModelSize, Result
+from formulations.okita import cpsat, milp
+from formulations.okita.bounds import latency_bound
+from formulations.okita.cpsat import build_cpsat, solve_cpsat
+from formulations.okita.milp import build_milp, lp_relaxation, solve_milp
+
+METHODS: dict[str, Callable[..., Result]] = {"milp": solve_milp, "cpsat": solve_cpsat}
+SIZES: dict[str, Callable[..., ModelSize]] = {"milp": milp.model_size, "cpsat": cpsat.model_size}
+
+__all__ = ["METHODS", "SIZES", "build_cpsat", "build_milp", "latency_bound", "lp_relaxation", "solve_cpsat", "solve_milp"]

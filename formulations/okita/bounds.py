@@ -1,0 +1,35 @@
+"""A lower bound on program (2) that scales to the paper preset (named as a bound, never an optimum).
+
+``latency_bound``: each job alone in the empty sites. Job i needs W_i = ceil(E_i D_i / rho_i)
+worker-slots (2a)+(2b); in one slot it can have at most A_i workers, the most that fit all sites
+together with its PS at the best site (2c)+(2d); so it completes no earlier than a_i + ceil(W_i / A_i) - 1
+and, f_i being non-decreasing, pays at least f_i(ceil(W_i / A_i)). Bandwidth is bounded below by 0, so
+sum_i f_i(ceil(W_i / A_i)) <= OPT. It ignores every interaction between jobs: weak under load.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from edgeopt.okita.instance import Instance
+from edgeopt.okita.placement import max_workers
+
+
+def latency_bound(instance: Instance) -> float:
+    """sum_i f_i(ceil(W_i / A_i)): a lower bound on the optimum of program (2)."""
+    C = instance.capacity
+    total = 0.0
+    for job in instance.jobs:
+        m, n = np.asarray(job.worker_demand, float), np.asarray(job.ps_demand, float)
+        W = math.ceil(job.total_chunks / job.chunks_per_worker - 1e-9)
+        base = max_workers(C, m, W)
+        best = 0
+        for r in range(len(C)):
+            if np.all(C[r] + 1e-9 >= n):
+                best = max(best, int(base.sum() - base[r] + max_workers((C[r] - n)[None, :], m, W)[0]))
+        if best == 0:
+            return math.inf  # some job can never run: no schedule of all jobs exists
+        total += float(job.cost(math.ceil(W / min(best, W))))
+    return total

@@ -1,0 +1,171 @@
+"""Exact CP-SAT model (OR-Tools) of program (2) of Han et al., written independently of ``milp.py``.
+
+Differences from the MILP, on purpose (two models that agree are evidence both are right):
+
+* the completion slot is an integer ``c[i]`` in [a_i, T-1]: ``c[i] >= t`` for every active slot t, and
+  ``act[i][c[i] - a_i] = 1`` by an element constraint, so c[i] is the last slot with workers (2e); the
+  latency cost is ``lat[i] = table[c[i] - a_i]`` by a second element constraint;
+* the parameter exchange (1) is one integer ``exch[i, t]`` per job and slot with, for each PS site r2,
+  ``exch >= sum_r pi q^{r r2} y[i, r, t]`` enforced when ``s[i, r2, t]`` (no product variables);
+* the PS: booleans s[i, r, t] with sum_r s = act[i, t] (2c); workers y <= Y act and sum_r y >= act.
+
+Costs must be integers: every cost is multiplied by ``SCALE`` = 10^4 and rounded. The generators
+draw q with 3 decimals and integer delta, pi, tau, so the bandwidth part is exact; the exponential
+latency table is rounded to 1e-4 (the schedule's objective is recomputed exactly by `finish`, which
+checks that the two agree to 1e-5 relative). Resource demands, capacities, rho_i and E_i are scaled
+by 1000 and must be integral after scaling (checked: InputError otherwise).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from edgeopt.core import BuildTimeLimit, Deadline, InputError, ModelSize, Result, Status
+from edgeopt.okita.instance import Instance
+from edgeopt.okita.schedule import Schedule, entry, group_entries, objective_parts
+from formulations.common import finish
+from formulations.common import solve_cpsat as run_cpsat
+from formulations.okita.milp import no_schedule_result, worker_bounds
+
+SCALE = 10_000
+UNIT = 1000
+
+
+def _int(x: float, field: str) -> int:
+    v = round(x * UNIT)
+    if abs(v - x * UNIT) > 1e-6:
+        raise InputError(field, f"cpsat needs at most 3 decimals, got {x}")
+    return int(v)
+
+
+def model_size(instance: Instance) -> ModelSize:
+    R, K, T = len(instance.sites), len(instance.resources), instance.horizon
+    slots = sum(T - j.arrival for j in instance.jobs)
+    nv = slots * (R * R + 2 * R + 2) + len(instance.jobs) * 2
+    nc = slots * (2 * R + 3 + R) + R * K * T + len(instance.jobs) * (R + 2)
+    nz = slots * (R * R * 2 + R * R + 4 * R + R * K * 2) + len(instance.jobs) * T * 2
+    return ModelSize(nv, nc, nz, note="the transfer variables grow as jobs x slots x sites^2")
+
+
+def build_cpsat(instance: Instance, *, deadline: Deadline | None = None):
+    """(model, variables) of the CP-SAT model (never solves)."""
+    from ortools.sat.python import cp_model
+
+    R, K, T = len(instance.sites), len(instance.resources), instance.horizon
+    C, q = instance.capacity, instance.q
+    Y = worker_bounds(instance)
+    md = cp_model.CpModel()
+    V: dict[str, Any] = {"y": {}, "s": {}, "act": {}, "g": {}, "c": {}, "lat": {}, "exch": {}}
+    obj = []
+    use: dict[tuple[int, int, int], list] = {}
+    for i, job in enumerate(instance.jobs):
+        if deadline is not None:
+            deadline.check()
+        a = job.arrival
+        rho, E = _int(job.worker_chunks_per_slot, f"jobs.{i}.worker_chunks_per_slot"), job.epochs * UNIT
+        mk = [_int(v, f"jobs.{i}.worker_demand") for v in job.worker_demand]
+        nk = [_int(v, f"jobs.{i}.ps_demand") for v in job.ps_demand]
+        acts = []
+        origin: dict[int, list] = {r: [] for r in range(R)}
+        for t in range(a, T):
+            act = md.new_bool_var(f"act_{i}_{t}")
+            acts.append(act)
+            V["act"][i, t] = act
+            ys = [md.new_int_var(0, int(Y[i, r]), f"y_{i}_{r}_{t}") for r in range(R)]
+            ss = [md.new_bool_var(f"s_{i}_{r}_{t}") for r in range(R)]
+            for r in range(R):
+                V["y"][i, r, t], V["s"][i, r, t] = ys[r], ss[r]
+                md.add(ys[r] <= int(Y[i, r]) * act)
+                for k in range(K):
+                    use.setdefault((r, k, t), []).append((mk[k], ys[r]))
+                    if nk[k]:
+                        use[r, k, t].append((nk[k], ss[r]))
+            md.add(sum(ss) == act)  # (2c)
+            md.add(sum(ys) >= act)
+            gs = {}
+            for r in range(R):
+                for r2 in range(R):
+                    g = md.new_int_var(0, job.data_chunks[r], f"g_{i}_{r}_{r2}_{t}")
+                    gs[r, r2] = g
+                    V["g"][i, r, r2, t] = g
+                    origin[r].append(g)
+                    coef = round(float(q[r, r2]) * job.chunk_size_mb * SCALE)
+                    if coef and r != r2:
+                        obj.append(coef * g)
+            for r2 in range(R):  # (2b)
+                md.add(rho * ys[r2] >= E * sum(gs[r, r2] for r in range(R)))
+            coefs = [[round(float(q[r, r2]) * job.param_size_mb * SCALE) for r in range(R)] for r2 in range(R)]
+            ub = max(sum(coefs[r2][r] * int(Y[i, r]) for r in range(R)) for r2 in range(R))
+            exch = md.new_int_var(0, max(0, ub), f"exch_{i}_{t}")
+            V["exch"][i, t] = exch
+            for r2 in range(R):  # (1): exchange with the PS at r2, when it is there
+                md.add(exch >= sum(coefs[r2][r] * ys[r] for r in range(R))).only_enforce_if(ss[r2])
+            obj.append(exch)
+        for r in range(R):  # (2a)/(3)
+            md.add(sum(origin[r]) == job.data_chunks[r])
+        c = md.new_int_var(a, T - 1, f"completion_{i}")
+        V["c"][i] = c
+        for t in range(a, T):
+            md.add(c >= t).only_enforce_if(V["act"][i, t])
+        idx = md.new_int_var(0, T - 1 - a, f"completion_offset_{i}")
+        md.add(idx == c - a)
+        md.add_element(idx, acts, 1)  # (2e): the completion slot has workers
+        table = [round(float(v) * SCALE) for v in instance.latency_table(i)[a:]]
+        lat = md.new_int_var(min(table), max(table), f"latency_{i}")
+        md.add_element(idx, table, lat)
+        V["lat"][i] = lat
+        obj.append(lat)
+    for (r, k, t), terms in use.items():  # (2d)
+        if terms:
+            md.add(sum(coef * v for coef, v in terms if coef) <= _int(float(C[r, k]), f"sites.{r}.capacity"))
+    md.minimize(sum(obj))
+    return md, V
+
+
+def extract_cpsat(solver: Any, V: dict[str, Any], instance: Instance) -> Schedule:
+    R = len(instance.sites)
+    entries: dict[int, list] = {}
+    for i, job in enumerate(instance.jobs):
+        for t in range(job.arrival, instance.horizon):
+            y = np.array([solver.value(V["y"][i, r, t]) for r in range(R)], dtype=np.int64)
+            g = np.array([[solver.value(V["g"][i, r, r2, t]) for r2 in range(R)] for r in range(R)], dtype=np.int64)
+            if not y.any() and not g.any():
+                continue
+            ps = next((r for r in range(R) if solver.value(V["s"][i, r, t])), None) if y.any() else None
+            entries.setdefault(i, []).append(entry(t, y, ps, g))
+    return Schedule(jobs=group_entries(entries))
+
+
+def solve_cpsat(instance: Instance, *, time_limit: float = 60.0, workers: int = 2, log: bool = False) -> Result:
+    """Solve program (2) exactly with CP-SAT; ``time_limit`` covers building and solving."""
+    from edgeopt.okita import FAMILY
+
+    deadline = Deadline(time_limit)
+    t0 = time.perf_counter()
+    try:
+        model, V = build_cpsat(instance, deadline=deadline)
+    except BuildTimeLimit as exc:
+        return no_schedule_result(instance, "cpsat", Status.TIME_LIMIT, reason=str(exc), bound=None,
+                                  runtime_s=deadline.elapsed())
+    build_s = time.perf_counter() - t0
+    outcome, solver = run_cpsat(model, time_limit=deadline.remaining(), workers=workers, log=log)
+    for name in ("objective", "bound"):
+        v = getattr(outcome, name)
+        if v is not None:
+            setattr(outcome, name, v / SCALE)
+    extra: dict[str, Any] = {"scale": SCALE, "solve_s": round(outcome.runtime_s, 6)}
+    if outcome.status == Status.INFEASIBLE:
+        return no_schedule_result(instance, "cpsat", Status.INFEASIBLE, bound=None,
+                                  reason="CP-SAT proved that no schedule trains every job by the horizon",
+                                  runtime_s=outcome.runtime_s + build_s, extra=extra)
+    if not outcome.has_solution:
+        return no_schedule_result(instance, "cpsat", Status.TIME_LIMIT, bound=outcome.bound,
+                                  reason="time limit without an incumbent", runtime_s=outcome.runtime_s + build_s,
+                                  extra=extra)
+    schedule = extract_cpsat(solver, V, instance)
+    res = finish(FAMILY, instance, "cpsat", outcome, schedule, extra=extra, build_s=build_s)
+    res.extra.update(objective_parts(instance, schedule))
+    return res

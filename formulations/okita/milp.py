@@ -1,0 +1,239 @@
+"""Exact MILP (Pyomo, solved by HiGHS) of program (2) of Han et al., under the readings of
+``edgeopt.okita.instance`` / ``schedule``.
+
+Index sets: job i, sites r, r2, slot t in the job's window a_i .. T-1. Variables:
+
+* ``y[i, r, t]`` integer workers (2f), at most Y_ir = min(workers fitting C_r, ceil(E_i D_i / rho_i));
+  more workers than worker-slots needed only add cost, so the bound loses no optimum;
+* ``s[i, r, t]`` binary PS site (2g); ``u[i, t]`` binary "the job has workers in slot t";
+* ``g[i, r, r2, t]`` integer chunks moved from r to r2 and trained there in slot t (2f);
+* ``z[i, t]`` binary: t is the completion slot t_i (2e) -- one binary per possible completion slot, so
+  the latency cost is the table ``sum_t z[i, t] f_i(t - a_i + 1)``, exact for any non-decreasing f;
+* ``w[i, r, r2, t]`` = y[i, r, t] * s[i, r2, t] for r != r2 with q^{r r2} > 0, linearised exactly
+  (s binary, 0 <= y <= Y): w >= y - Y (1 - s), w <= y, w <= Y s, w >= 0.
+
+Constraints (names carry the equations):
+
+* ``c2a_data[i, r]``: sum_{r2, t} g = D_i^r (every chunk of every origin trained once; sums to (2a), and
+  eq. (3) M_i^r(t) >= 0 holds since a site sends at most what it holds);
+* ``c2b_process[i, r2, t]``: rho_i y[i, r2, t] >= E_i sum_r g[i, r, r2, t];
+* ``c2c_one_ps[i, t]``: sum_r s = u (one PS while the job has workers, none otherwise);
+  ``c2c_active_ub`` y <= Y u and ``c2c_active_lb`` u <= sum_r y;
+* ``c2d_capacity[r, k, t]``: sum_i m y + n s <= C;
+* ``c2e_one_completion[i]``: sum_t z = 1; ``c2e_none_after[i, t]``: u[i, t] <= sum_{t' >= t} z[i, t'];
+  ``c2e_completion_active[i, t]``: z <= u (the completion slot has workers), so z marks the last active slot;
+* ``c1_product_*``: the linearisation of w;
+* ``c2b_worker_slots[i]``: the valid cut sum_{r, t} y >= ceil(E_i D_i / rho_i) (sum of (2b) over r and t
+  with (2a), rounded up since y is integer); it tightens the LP relaxation only.
+
+Objective (2) with (1): sum z f + sum q delta g + sum q pi w.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any
+
+import numpy as np
+import pyomo.environ as pyo
+
+from edgeopt.core import BuildTimeLimit, Deadline, ModelSize, Result, Status
+from edgeopt.core.family import instance_sha256
+from edgeopt.okita.instance import Instance
+from edgeopt.okita.schedule import Schedule, entry, group_entries
+from formulations.common import REL_GAP, finish, solve_pyomo
+
+
+def worker_bounds(instance: Instance) -> np.ndarray:
+    """Y [I, R]: most useful workers of job i at site r in one slot."""
+    C = instance.capacity
+    out = np.zeros((len(instance.jobs), len(instance.sites)), dtype=np.int64)
+    for i, job in enumerate(instance.jobs):
+        m = np.asarray(job.worker_demand)
+        pos = m > 0
+        fit = np.floor(C[:, pos] / m[pos] + 1e-9).min(axis=1)
+        need = math.ceil(job.total_chunks / job.chunks_per_worker - 1e-9)
+        out[i] = np.minimum(fit, need)
+    return out
+
+
+def model_size(instance: Instance) -> ModelSize:
+    """Variables, rows and nonzeros of `build_milp`, estimated before building."""
+    R, K, T = len(instance.sites), len(instance.resources), instance.horizon
+    slots = sum(T - j.arrival for j in instance.jobs)
+    nv = slots * (R + R + 2 + 2 * R * R)
+    nc = len(instance.jobs) * R + slots * (R + 1 + R + 1 + 2 + 3 * R * R) + R * K * T + len(instance.jobs)
+    nz = slots * (R * R * 3 + R * 4 + 2 * R * K + 4 + 8 * R * R) + slots * T // max(1, T)
+    return ModelSize(nv, nc, nz, note="the g and w variables grow as jobs x slots x sites^2")
+
+
+def build_milp(instance: Instance, *, relax: bool = False, deadline: Deadline | None = None) -> pyo.ConcreteModel:
+    """Build the MILP (never solves). ``relax`` gives its LP relaxation (a lower bound)."""
+    R, K, T = len(instance.sites), len(instance.resources), instance.horizon
+    C, q = instance.capacity, instance.q
+    Y = worker_bounds(instance)
+    jobs = instance.jobs
+    IT = [(i, t) for i, j in enumerate(jobs) for t in range(j.arrival, T)]
+    IRT = [(i, r, t) for (i, t) in IT for r in range(R)]
+    IRRT = [(i, r, r2, t) for (i, t) in IT for r in range(R) for r2 in range(R)]
+    PROD = [(i, r, r2, t) for (i, r, r2, t) in IRRT if r != r2 and q[r, r2] > 0]
+    def check() -> None:
+        if deadline is not None:
+            deadline.check()
+
+    check()
+    m = pyo.ConcreteModel(name="okita_program_2")
+    calls = [0]
+
+    def timed(rule):
+        """The rule, checking the deadline every 2000 calls (Pyomo builds rows inside these calls)."""
+        def wrapped(*args):
+            calls[0] += 1
+            if deadline is not None and calls[0] % 2000 == 0:
+                deadline.check()
+            return rule(*args)
+        return wrapped
+
+    def con(index, rule, doc: str = "") -> pyo.Constraint:
+        return pyo.Constraint(index, rule=timed(rule), doc=doc)
+
+    integer = pyo.NonNegativeReals if relax else pyo.NonNegativeIntegers
+    binary = pyo.UnitInterval if relax else pyo.Binary
+    m.y = pyo.Var(IRT, domain=integer, bounds=timed(lambda _m, i, r, t: (0, int(Y[i, r]))))
+    m.s = pyo.Var(IRT, domain=binary)
+    m.u = pyo.Var(IT, domain=binary)
+    m.z = pyo.Var(IT, domain=binary)
+    check()
+    m.g = pyo.Var(IRRT, domain=integer, bounds=timed(lambda _m, i, r, r2, t: (0, jobs[i].data_chunks[r])))
+    check()
+    m.w = pyo.Var(PROD, domain=pyo.NonNegativeReals, bounds=timed(lambda _m, i, r, r2, t: (0, int(Y[i, r]))))
+
+    by_job_origin: dict[tuple[int, int], list] = {}
+    into: dict[tuple[int, int, int], list] = {}
+    for n_done, (i, r, r2, t) in enumerate(IRRT):
+        if n_done % 20000 == 0:
+            check()
+        by_job_origin.setdefault((i, r), []).append(m.g[i, r, r2, t])
+        into.setdefault((i, r2, t), []).append(m.g[i, r, r2, t])
+    check()
+    m.c2a_data = con(
+        [(i, r) for i in range(len(jobs)) for r in range(R)],
+        lambda _m, i, r: sum(by_job_origin.get((i, r), [])) == jobs[i].data_chunks[r]
+        if by_job_origin.get((i, r)) else pyo.Constraint.Feasible if jobs[i].data_chunks[r] == 0
+        else pyo.Constraint.Infeasible,
+        doc="(2a)/(3): every chunk of every origin site trained exactly once")
+    m.c2b_process = con(
+        IRT, lambda _m, i, r, t: jobs[i].worker_chunks_per_slot * _m.y[i, r, t]
+        >= jobs[i].epochs * sum(into[i, r, t]),
+        doc="(2b): rho_i y_i^r'(t) >= E_i sum_r g_i^{r r'}(t)")
+    check()
+    m.c2c_one_ps = con(IT, lambda _m, i, t: sum(_m.s[i, r, t] for r in range(R)) == _m.u[i, t],
+                                  doc="(2c): one PS in every slot with workers, none otherwise")
+    m.c2c_active_ub = con(IRT, lambda _m, i, r, t: _m.y[i, r, t] <= int(Y[i, r]) * _m.u[i, t])
+    m.c2c_active_lb = con(IT, lambda _m, i, t: _m.u[i, t] <= sum(_m.y[i, r, t] for r in range(R)))
+    m.c2b_worker_slots = con(range(len(jobs)), lambda _m, i: sum(_m.y[i, r, t] for (i2, t) in IT if i2 == i
+                                                                  for r in range(R))
+                             >= math.ceil(jobs[i].total_chunks / jobs[i].chunks_per_worker - 1e-9),
+                             doc="valid cut from (2a)+(2b): sum_t,r y >= ceil(E_i D_i / rho_i) (y integer)")
+    check()
+    on_slot: dict[int, list[tuple[int, int]]] = {}
+    for (i, t) in IT:
+        on_slot.setdefault(t, []).append((i, t))
+
+    def cap_rule(_m, r, k, t):
+        terms = [jobs[i].worker_demand[k] * _m.y[i, r, t] + jobs[i].ps_demand[k] * _m.s[i, r, t]
+                 for (i, _t) in on_slot.get(t, [])]
+        if not terms:
+            return pyo.Constraint.Skip
+        return sum(terms) <= float(C[r, k])
+
+    m.c2d_capacity = con([(r, k, t) for r in range(R) for k in range(K) for t in range(T)],
+                                    cap_rule, doc="(2d): sum_i m y + n s <= C per site, resource, slot")
+    check()
+    win = {i: list(range(j.arrival, T)) for i, j in enumerate(jobs)}
+    m.c2e_one_completion = con(range(len(jobs)), lambda _m, i: sum(_m.z[i, t] for t in win[i]) == 1)
+    m.c2e_none_after = con(IT, lambda _m, i, t: _m.u[i, t] <= sum(_m.z[i, t2] for t2 in win[i]
+                                                                                   if t2 >= t))
+    m.c2e_completion_active = con(IT, lambda _m, i, t: _m.z[i, t] <= _m.u[i, t])
+    check()
+    m.c1_product_lb = con(PROD, lambda _m, i, r, r2, t: _m.w[i, r, r2, t]
+                                     >= _m.y[i, r, t] - int(Y[i, r]) * (1 - _m.s[i, r2, t]))
+    m.c1_product_y = con(PROD, lambda _m, i, r, r2, t: _m.w[i, r, r2, t] <= _m.y[i, r, t])
+    m.c1_product_s = con(PROD, lambda _m, i, r, r2, t: _m.w[i, r, r2, t]
+                                    <= int(Y[i, r]) * _m.s[i, r2, t])
+    check()
+    lat = {i: instance.latency_table(i) for i in range(len(jobs))}
+    m.obj = pyo.Objective(
+        expr=sum(float(lat[i][t]) * m.z[i, t] for (i, t) in IT)
+        + sum(float(q[r, r2]) * jobs[i].chunk_size_mb * m.g[i, r, r2, t] for (i, r, r2, t) in IRRT if r != r2
+              and q[r, r2] > 0)
+        + sum(float(q[r, r2]) * jobs[i].param_size_mb * m.w[i, r, r2, t] for (i, r, r2, t) in PROD),
+        sense=pyo.minimize)
+    return m
+
+
+def extract_milp(model: pyo.ConcreteModel, instance: Instance) -> Schedule:
+    """The schedule of the loaded solution."""
+    R = len(instance.sites)
+    entries: dict[int, list] = {}
+    for i, job in enumerate(instance.jobs):
+        for t in range(job.arrival, instance.horizon):
+            y = np.array([round(pyo.value(model.y[i, r, t])) for r in range(R)], dtype=np.int64)
+            g = np.array([[round(pyo.value(model.g[i, r, r2, t])) for r2 in range(R)] for r in range(R)],
+                         dtype=np.int64)
+            if not y.any() and not g.any():
+                continue
+            s = [pyo.value(model.s[i, r, t]) for r in range(R)]
+            ps = int(np.argmax(s)) if y.any() else None
+            entries.setdefault(i, []).append(entry(t, y, ps, g))
+    return Schedule(jobs=group_entries(entries))
+
+
+def no_schedule_result(instance: Instance, algorithm: str, status: Status, *, reason: str, bound: float | None,
+                       runtime_s: float, extra: dict[str, Any] | None = None) -> Result:
+    """A result without a schedule: infeasible (proven) or time_limit without incumbent."""
+    extra = dict(extra or {})
+    extra["reason"] = reason
+    return Result(family="okita", algorithm=algorithm, status=status, objective=None, bound=bound,
+                  runtime_s=runtime_s, schedule=None, instance_sha256=instance_sha256(instance), extra=extra)
+
+
+def solve_milp(instance: Instance, *, time_limit: float = 60.0, threads: int = 1, rel_gap: float | None = None,
+               tee: bool = False) -> Result:
+    """Solve program (2) exactly with HiGHS; ``time_limit`` covers building and solving."""
+    from edgeopt.okita import FAMILY
+
+    deadline = Deadline(time_limit)
+    t0 = time.perf_counter()
+    try:
+        model = build_milp(instance, deadline=deadline)
+    except BuildTimeLimit as exc:
+        return no_schedule_result(instance, "milp", Status.TIME_LIMIT, reason=str(exc), bound=None,
+                                  runtime_s=deadline.elapsed())
+    build_s = time.perf_counter() - t0
+    outcome = solve_pyomo(model, time_limit=deadline.remaining(), rel_gap=REL_GAP if rel_gap is None else rel_gap,
+                          threads=threads, tee=tee)
+    extra: dict[str, Any] = {"program": "2", "n_vars": model.nvariables(), "n_constraints": model.nconstraints(),
+                             "solve_s": round(outcome.runtime_s, 6)}
+    if outcome.status == Status.INFEASIBLE:
+        return no_schedule_result(instance, "milp", Status.INFEASIBLE, bound=None,
+                                  reason="HiGHS proved that no schedule trains every job by the horizon",
+                                  runtime_s=outcome.runtime_s + build_s, extra=extra)
+    if not outcome.has_solution:
+        return no_schedule_result(instance, "milp", Status.TIME_LIMIT, bound=outcome.bound,
+                                  reason="time limit without an incumbent", runtime_s=outcome.runtime_s + build_s,
+                                  extra=extra)
+    schedule = extract_milp(model, instance)
+    res = finish(FAMILY, instance, "milp", outcome, schedule, extra=extra, build_s=build_s)
+    from edgeopt.okita.schedule import objective_parts
+
+    res.extra.update(objective_parts(instance, schedule))
+    return res
+
+
+def lp_relaxation(instance: Instance, *, time_limit: float = 60.0) -> float | None:
+    """The LP relaxation's value: a lower bound on the optimum of program (2) (None unless solved)."""
+    model = build_milp(instance, relax=True)
+    outcome = solve_pyomo(model, time_limit=time_limit)
+    return outcome.objective if outcome.status == Status.OPTIMAL else None

@@ -1,0 +1,84 @@
+"""The two exact models of program (2) agree, no algorithm beats them, the LP relaxation bounds them,
+and time limits cover model building."""
+
+from __future__ import annotations
+
+import pytest
+
+from edgeopt import api
+from edgeopt.core import ModelSize, Status
+from edgeopt.okita import FAMILY, generate
+from formulations.okita import METHODS, SIZES, lp_relaxation
+
+#: 30 seeded small instances: 2 jobs, 2-3 sites, 5-6 slots, all four latency-cost kinds.
+AGREE = [(seed, 2 + seed % 2, 5 + seed % 2) for seed in range(30)]
+
+
+@pytest.fixture(scope="module")
+def optima():
+    out = {}
+    for seed, sites, T in AGREE:
+        inst = generate("small", seed=seed, jobs=2, servers=sites, horizon=T)
+        out[seed] = (inst, {m: fn(inst, time_limit=30) for m, fn in METHODS.items()})
+    return out
+
+
+def test_milp_and_cpsat_agree_on_30_small_instances(optima):
+    for seed, (inst, res) in optima.items():
+        for m, r in res.items():
+            assert r.status == Status.OPTIMAL, (seed, m, r.status)
+            assert not FAMILY.check_result(inst, r), (seed, m)
+            assert r.extra["total"] == pytest.approx(r.objective)
+        a, b = res["milp"].objective, res["cpsat"].objective
+        assert a == pytest.approx(b, rel=1e-6, abs=1e-6), (seed, a, b)
+
+
+def test_every_algorithm_is_at_least_the_optimum(optima):
+    for seed, (inst, res) in optima.items():
+        opt = res["milp"].objective
+        for name in api.algorithms("okita"):
+            r = api.run(name, inst)
+            assert not FAMILY.check_result(inst, r), (seed, name)
+            if r.status == Status.FEASIBLE:
+                assert r.objective >= opt - 1e-6 * max(1.0, opt), (seed, name, r.objective, opt)
+
+
+def test_lp_relaxation_is_a_lower_bound():
+    for seed in range(3):
+        inst = generate("small", seed=seed, jobs=2, servers=2, horizon=5)
+        opt = METHODS["milp"](inst, time_limit=30).objective
+        lp = lp_relaxation(inst)
+        assert lp is not None and lp <= opt + 1e-6
+
+
+def test_sizes_estimate_before_building_and_time_limit_covers_building():
+    inst = generate("paper", seed=0, jobs=40, servers=30, horizon=60)
+    for m in METHODS:
+        size = SIZES[m](inst)
+        assert isinstance(size, ModelSize) and size.nonzeros > 100_000
+        res = METHODS[m](inst, time_limit=0.2)
+        assert res.status == Status.TIME_LIMIT and res.schedule is None
+        assert res.runtime_s < 8.0, (m, res.runtime_s)  # Pyomo's index-set construction is not interruptible
+
+
+def test_an_instance_without_a_schedule_is_proven_infeasible():
+    inst = generate("small", seed=0, jobs=2, servers=2, horizon=5)
+    data = inst.model_dump(mode="json")
+    for s in data["sites"]:
+        s["capacity"][1] = 0.0  # no CPU: no worker fits anywhere
+    bad = FAMILY.parse_instance(data)
+    for m, fn in METHODS.items():
+        res = fn(bad, time_limit=10)
+        assert res.status == Status.INFEASIBLE and res.extra["reason"], m
+
+
+def test_latency_bound_is_below_the_optimum_and_scales():
+    from formulations.okita import latency_bound
+
+    for seed in range(3):
+        inst = generate("small", seed=seed, jobs=2, servers=2, horizon=5)
+        opt = METHODS["cpsat"](inst, time_limit=30).objective
+        assert 0 < latency_bound(inst) <= opt + 1e-6
+    big = generate("paper", seed=0)
+    lb = latency_bound(big)
+    assert 0 < lb <= api.run("online", big).objective
