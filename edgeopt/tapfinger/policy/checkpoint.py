@@ -33,6 +33,9 @@ def _atomic(path: Path, write) -> None:
     os.close(fd)
     try:
         write(tmp)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; keep the usual mode
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):
