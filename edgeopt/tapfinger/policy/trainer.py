@@ -8,7 +8,8 @@ pointer probabilities. Then ``epochs`` passes of minibatch MAPPO (`mappo.ppo_los
 clipping, normalised advantages). After every ``checkpoint_every`` updates the run writes its
 checkpoint (weights, optimizer, RNG states, counters) atomically, and a row per update goes to
 ``metrics.csv``; ``resume`` continues a killed run from its last checkpoint and gives the same
-weights as an uninterrupted run (same seed, same thread count).
+weights as an uninterrupted run (same seed, same thread count). Whenever the validation evaluation
+(argmax policy on ``eval_seeds``, first setting) improves, the weights also go to ``out/best``.
 """
 
 from __future__ import annotations
@@ -117,6 +118,7 @@ class Trainer:
         self.update = self.steps = self.episodes = 0
         self.wall = 0.0
         self.last_eval: float | None = None
+        self.best_eval: float | None = None
         if resume and (self.out / "trainer.pt").exists():
             self._restore()
         elif (self.out / "metrics.csv").exists():
@@ -131,6 +133,8 @@ class Trainer:
         self.update, self.steps, self.episodes = int(st["update"]), int(st["steps"]), int(st["episodes"])
         self.wall = float(st["wall"])
         self.last_eval = card.get("last_eval_mean_completion")
+        if (self.out / "best" / "card.json").exists():
+            self.best_eval = checkpoint.read_card(self.out / "best").get("last_eval_mean_completion")
         path = self.out / "metrics.csv"
         if path.exists():  # drop rows written after the checkpoint
             rows = list(csv.DictReader(path.open()))
@@ -140,12 +144,15 @@ class Trainer:
                 w.writeheader()
                 w.writerows(keep)
 
-    def _save(self) -> None:
+    def _save(self, where: Path | None = None) -> None:
         card = {"name": self.cfg.name, "train_config": self.cfg.model_dump(mode="json"), "seed": self.cfg.seed,
                 "steps": self.steps, "episodes": self.episodes, "updates": self.update,
                 "wall_time_s": round(self.wall, 1), "last_eval_mean_completion": self.last_eval}
         state = {"optimizer": self.opt.state_dict(), "generator": self.gen.get_state(), "update": self.update,
                  "steps": self.steps, "episodes": self.episodes, "wall": self.wall}
+        if where is not None:  # a model snapshot (weights and card), not a resumable state
+            checkpoint.save(where, self.net, self.cfg.policy, card)
+            return
         checkpoint.save(self.out, self.net, self.cfg.policy, card, state)
 
     def _log(self, row: dict[str, Any]) -> None:
@@ -189,6 +196,10 @@ class Trainer:
         self.update += 1
         if self.update % cfg.eval_every == 0:
             self.last_eval = evaluate(self.net, cfg)
+            if self.best_eval is None or self.last_eval < self.best_eval:
+                # model selection on the validation seeds only (never the benchmark's held-out seeds)
+                self.best_eval = self.last_eval
+                self._save(self.out / "best")
         self.wall += time.perf_counter() - t0
         row = {"update": self.update, "steps": self.steps, "episodes": self.episodes,
                "mean_return": float(np.mean([e["return"] for e in eps])),
