@@ -44,4 +44,9 @@ from edgeopt.tapfinger.policy import registry as _policy_registry
 if _policy_registry.register_all():
     ONLINE_PENDING = None
 
+#: Algorithms whose results may be ``partial`` on the small preset (tests/test_conformance.py): the
+#: shipped vanilla_marl ablation learned to give a task the whole CPU and one GPU, which blocks a
+#: small cluster for 21 timesteps per sensitive task and can leave a task past the horizon of 64.
+MAY_LEAVE_UNFINISHED = {"vanilla_marl": "learned ablation; see docs/reproduction/tapfinger_policy.md"}
+
 __all__ = ["FAMILY", "ONLINE_PENDING", "Instance", "Schedule", "generate", "objective", "validate"]
