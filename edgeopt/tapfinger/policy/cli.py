@@ -26,7 +26,15 @@ def train(
     """Train a learned policy with MAPPO (rich progress bar, metrics.csv, atomic checkpoints)."""
     if family != "tapfinger":
         raise InputError("family", f"only 'tapfinger' has a trainable policy, got {family!r}")
-    missing = [m for m in ("torch", "torch_geometric", "safetensors") if importlib.util.find_spec(m) is None]
+    from edgeopt.tapfinger.policy.registry import EXTRA_MODULES
+
+    def absent(m: str) -> bool:
+        try:
+            return importlib.util.find_spec(m) is None
+        except (ImportError, ValueError):
+            return True
+
+    missing = [m for m in EXTRA_MODULES if absent(m)]
     if missing:
         raise InputError("extra", f"training needs the rl extra (pip install 'edgeopt[rl]'); missing: {missing}")
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn

@@ -22,7 +22,10 @@ EXTRA_MODULES = ("torch", "torch_geometric", "safetensors")
 
 def available() -> bool:
     """Whether the rl extra is installed and both shipped checkpoints are present."""
-    if any(importlib.util.find_spec(m) is None for m in EXTRA_MODULES):
+    try:
+        if any(importlib.util.find_spec(m) is None for m in EXTRA_MODULES):
+            return False
+    except (ImportError, ValueError):  # a module blocked or half-installed counts as missing
         return False
     return all((d / "model.safetensors").exists() and (d / "card.json").exists() for d in SHIPPED.values())
 
