@@ -115,3 +115,23 @@ def test_idle_flag_and_entities():
         assert i["idle"] == (not i["pending_tasks"])
     _, _, _, _, infos = env.step({})
     assert "entities" in infos[env.agents[0]]
+
+
+def test_reallocations_need_a_preemptive_env_and_pay_the_overhead():
+    from edgeopt.core import InputError
+
+    env = _two_cluster_conflict()
+    env.reset()
+    env.step({"cluster_0": np.array([1, 2, 1])})
+    with pytest.raises(InputError, match="preemptive"):
+        env.step({}, reallocations={"cluster_0": {1: (3, 2)}})
+    env = TapFingerEnv(env.instance, preemptive=True)
+    env.reset()
+    env.step({"cluster_0": np.array([1, 2, 1])})  # task 1 starts at t=0, progress 0.25
+    env.step({}, reallocations={"cluster_0": {1: None}})  # paused at t=1
+    env.step({}, reallocations={"cluster_0": {1: (3, 2)}})  # resumed at t=2 with a new allocation: half gain
+    while env.agents:
+        env.step({})
+    pl = env.done[1]
+    assert [(s.start, s.end) for s in pl.segments] == [(0, 1), (2, 6)]  # 0.25 + 0.125 + 3 * 0.25 >= 1 at t=6
+    assert not FAMILY.validate(env.instance, env.schedule())

@@ -64,6 +64,7 @@ def test_generators_respect_the_paper_settings():
     assert len(six.clusters) == 6 and len(six.tasks) == 384
     rate = len(six.tasks) / (six.tasks[-1].arrival + 1)
     assert 3 < rate < 5
+    assert generate("paper6", seed=3).model_dump() == six.model_dump()
     het = generate("hetero_clusters", seed=1)
     assert het.clusters[0].capacity == [4, 4] and het.clusters[-1].capacity == [32, 32]
 
