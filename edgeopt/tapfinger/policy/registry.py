@@ -18,6 +18,8 @@ from edgeopt.tapfinger.instance import Instance
 CHECKPOINTS = Path(__file__).parent / "checkpoints"
 SHIPPED = {"online": CHECKPOINTS / "tapfinger", "vanilla_marl": CHECKPOINTS / "vanilla_marl"}
 EXTRA_MODULES = ("torch", "torch_geometric", "safetensors")
+#: algorithm -> inference milliseconds per decision of its last run (graph building + network)
+LAST_INFERENCE: dict[str, float] = {}
 
 
 def available() -> bool:
@@ -51,8 +53,9 @@ def run_learned(instance: Instance, name: str, architecture: str, directory: str
     policy = LearnedPolicy(net, cfg, sample=sample)
     res = run_policy(instance, policy, name, seed=seed)
     res.extra["decisions"] = policy.decisions
-    res.extra["inference_ms_per_decision"] = 1000 * policy.seconds / max(1, policy.decisions)
-    res.extra["checkpoint"] = str(directory)
+    res.extra["checkpoint"] = "shipped" if Path(directory) == SHIPPED.get(name) else str(directory)
+    # a timing would make equal-seed results differ: it goes beside the result, not into it
+    LAST_INFERENCE[name] = 1000 * policy.seconds / max(1, policy.decisions)
     return res
 
 
