@@ -421,6 +421,11 @@ def _print_comparison(comparison: api.Comparison) -> None:
     out.print(table)
 
 
+from edgeopt.tapfinger.policy.cli import train as _train_policy
+
+app.command("train")(_train_policy)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: maps bad input to exit code 2 with a one-line message."""
     command = typer.main.get_command(app)

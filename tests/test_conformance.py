@@ -53,12 +53,19 @@ def test_every_family_names_its_paper_algorithm_online():
 
 @pytest.mark.parametrize("family, name", CASES)
 def test_valid_schedules_on_small_instances(family, name, small_instances):
+    import importlib
+
     spec = api.family(family)
+    # a family may name algorithms (learned ablations) that can leave tasks past the horizon: partial
+    may_leave = getattr(importlib.import_module(f"edgeopt.{family}"), "MAY_LEAVE_UNFINISHED", {})
     for inst in small_instances(family):
         res = api.run(name, inst, seed=3)
         assert isinstance(res, Result)
         assert res.family == family and res.algorithm == name
-        assert res.status == Status.FEASIBLE, res.extra.get("rejected")
+        if name in may_leave and res.status == Status.PARTIAL:
+            assert res.extra["rejected"]
+        else:
+            assert res.status == Status.FEASIBLE, res.extra.get("rejected")
         assert res.bound is None
         violations = spec.check_result(inst, res)
         assert not violations, [str(v) for v in violations[:5]]

@@ -6,8 +6,9 @@ allocation, one start per cluster per timestep, allocations fixed once decided. 
 `instance` (data model + generators), `progress` (progress models), `schedule` (schedule model,
 validator of (2)-(8), objective, plotting adapters), `env` (the PettingZoo multi-agent
 environment), `loop` (runs any policy through it), `baselines` (the paper's baselines and a
-greedy bar). The learned policy of the paper (HAN + pointer network + MAPPO) is not built yet:
-``ONLINE_PENDING`` says where it will come from.
+greedy bar). The learned policy of the paper (HAN + pointer network + MAPPO) lives in `policy`
+and is registered as ``online`` (with the ablation ``vanilla_marl``) when the ``rl`` extra is
+installed; without it ``ONLINE_PENDING`` says so.
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ from edgeopt.core import FamilySpec
 from edgeopt.tapfinger.instance import PRESETS, Instance, generate
 from edgeopt.tapfinger.schedule import Schedule, gantt, job_rows, objective, usage, validate
 
-#: The paper's algorithm (registered as ``online``) is the learned policy of a later issue.
-ONLINE_PENDING = "learned policy: issue 14"
+#: Set when the paper's algorithm (the learned policy, ``online``) cannot be registered: the rl
+#: extra (torch, torch-geometric, safetensors) is missing. None once ``online`` is registered.
+ONLINE_PENDING: str | None = "learned policy: issue 14 (install edgeopt[rl])"
 
 FAMILY = FamilySpec(
     name="tapfinger",
@@ -37,5 +39,14 @@ FAMILY = FamilySpec(
 
 # Importing the algorithm module registers the baselines (edgeopt.core.register).
 from edgeopt.tapfinger import baselines  # noqa: F401
+from edgeopt.tapfinger.policy import registry as _policy_registry
+
+if _policy_registry.register_all():
+    ONLINE_PENDING = None
+
+#: Algorithms whose results may be ``partial`` on the small preset (tests/test_conformance.py): the
+#: shipped vanilla_marl ablation learned to give a task the whole CPU and one GPU, which blocks a
+#: small cluster for 21 timesteps per sensitive task and can leave a task past the horizon of 64.
+MAY_LEAVE_UNFINISHED = {"vanilla_marl": "learned ablation; see docs/reproduction/tapfinger_policy.md"}
 
 __all__ = ["FAMILY", "ONLINE_PENDING", "Instance", "Schedule", "generate", "objective", "validate"]

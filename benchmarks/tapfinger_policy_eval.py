@@ -1,0 +1,160 @@
+"""The learned TapFinger policy on held-out seeds against its ablation and the baselines (Fig. 4/5 style).
+
+Held-out seeds: the benchmark's seeds (default 0-9) are never used in training (training instances
+use seeds from 1,000,000 up, validation 900,000 and 900,001). Regimes (each stated in the JSON):
+
+* ``small``: the ``small`` preset (2 clusters of 6 CPU / 4 GPU, 6 tasks, Poisson(1)), against the
+  certified optimum (CP-SAT, proven optimal): ratio = total completion time / optimum.
+* ``paper3`` (3 clusters of 16/16, Poisson(2), 192 tasks), ``paper6`` (6 clusters, Poisson(4), 384
+  tasks) and ``paper6_rate2`` (6 clusters, Poisson(2), Fig. 5), each with noise off and on (+/-0.1).
+
+Completion times are pooled over all tasks of all seeds (mean and median, as Fig. 4). ``online``
+and ``vanilla_marl`` take the most likely action (argmax). The inference time per decision is the
+policy's wall time (graph building + network, all deciding agents together) per timestep with at
+least one deciding agent, on the CPU the benchmark runs on (after a warm-up run that loads the
+checkpoint). Relaxed (preemptive) baselines are marked; partial results get no numbers.
+
+    python benchmarks/tapfinger_policy_eval.py --seeds 0-9 --out benchmarks/results
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+
+from edgeopt import api
+from edgeopt.bench import benchmark_parser, result_path
+from edgeopt.tapfinger import generate
+from edgeopt.tapfinger.policy.registry import LAST_INFERENCE
+from formulations.tapfinger import METHODS
+
+ALGOS = ["online", "vanilla_marl", "optimus", "optimus_np", "tiresias", "tiresias_np", "random", "minimum",
+         "greedy"]
+SETTINGS = {
+    "paper3": {"clusters": 3, "arrival_rate": 2.0},
+    "paper6": {"clusters": 6, "arrival_rate": 4.0},
+    "paper6_rate2": {"clusters": 6, "arrival_rate": 2.0},
+}
+
+
+def run_setting(seeds: list[int], make, with_optimum: bool) -> dict:
+    rows = {a: {"times": [], "totals": [], "ratios": [], "partial": 0, "runtime_s": 0.0, "infer_ms": []}
+            for a in ALGOS}
+    for seed in seeds:
+        inst = make(seed)
+        opt = None
+        if with_optimum:
+            res = METHODS["cpsat"](inst, time_limit=60)
+            assert res.status.value == "optimal", (seed, res.status)
+            opt = res.objective
+        for a in ALGOS:
+            res = api.run(a, inst, seed=seed)
+            assert not api.validate(inst, res), (a, seed)
+            rows[a]["runtime_s"] += res.runtime_s
+            if a in LAST_INFERENCE:
+                rows[a]["infer_ms"].append(LAST_INFERENCE.pop(a))
+            if res.status.value != "feasible":
+                rows[a]["partial"] += 1
+                continue
+            rows[a]["times"] += [p["end"] - inst.tasks[p["task"]].arrival for p in res.schedule["placements"]]
+            rows[a]["totals"].append(res.objective)
+            if opt is not None:
+                rows[a]["ratios"].append(res.objective / opt)
+    relaxed = {a: api.algorithms("tapfinger")[a].relaxed for a in ALGOS}
+    table = {}
+    for a, r in rows.items():
+        t = r["times"]
+        full = r["partial"] == 0
+        table[a] = {
+            "relaxed": relaxed[a],
+            "mean_completion": round(statistics.fmean(t), 3) if t and full else None,
+            "median_completion": statistics.median(t) if t and full else None,
+            "partial_runs": r["partial"],
+            "runtime_s_per_run": round(r["runtime_s"] / len(seeds), 4),
+        }
+        if with_optimum and r["ratios"] and full:
+            table[a]["mean_ratio_to_optimum"] = round(statistics.fmean(r["ratios"]), 4)
+            table[a]["max_ratio_to_optimum"] = round(max(r["ratios"]), 4)
+        if r["infer_ms"]:
+            table[a]["inference_ms_per_decision"] = round(statistics.fmean(r["infer_ms"]), 2)
+    for a in ("online", "vanilla_marl"):  # per-seed head-to-head against the bars the issue names
+        mine = rows[a]["totals"]
+        if len(mine) == len(seeds):
+            table[a]["wins_per_seed"] = {
+                b: sum(x < y for x, y in zip(mine, rows[b]["totals"], strict=True))
+                for b in ("random", "minimum", "optimus", "greedy") if len(rows[b]["totals"]) == len(seeds)}
+    o, m = table["online"], table["optimus"]
+    if o["mean_completion"] and m["mean_completion"]:
+        table["online"]["vs_optimus"] = {
+            "mean_reduction_pct": round(100 * (1 - o["mean_completion"] / m["mean_completion"]), 1),
+            "median_reduction_pct": round(100 * (1 - o["median_completion"] / m["median_completion"]), 1)}
+    return table
+
+
+def main() -> None:
+    ap = benchmark_parser(__doc__.splitlines()[0], seeds="0-9")
+    args = ap.parse_args()
+    from edgeopt.tapfinger.policy.checkpoint import read_card
+    from edgeopt.tapfinger.policy.registry import SHIPPED, available
+
+    if not available():
+        raise SystemExit("needs the rl extra and the shipped checkpoints")
+    for name in ("online", "vanilla_marl"):  # warm-up: load the checkpoint once, outside the timings
+        api.run(name, generate("small", seed=0))
+    t0 = time.perf_counter()
+    out = {"seeds": args.seeds, "checkpoints": {}, "settings": {}}
+    for name, d in SHIPPED.items():
+        card = read_card(d)
+        out["checkpoints"][name] = {k: card.get(k) for k in ("name", "steps", "episodes", "updates", "wall_time_s",
+                                                              "hardware", "seed")}
+    out["settings"]["small"] = {
+        "regime": "small preset: 2 clusters 6 CPU/4 GPU, 6 tasks, Poisson(1), noise off; vs certified optimum",
+        "rows": run_setting(args.seeds, lambda s: generate("small", seed=s), True)}
+    for name, cfg in SETTINGS.items():
+        for noise in (0.0, 0.1):
+            key = f"{name}_noise{noise:g}"
+            out["settings"][key] = {
+                "regime": f"paper preset: {cfg['clusters']} clusters 16/16, Poisson({cfg['arrival_rate']:g}), "
+                          f"64 tasks per cluster, noise {noise:g}",
+                "rows": run_setting(args.seeds, lambda s, c=cfg, z=noise: generate("paper", seed=s, noise=z, **c),
+                                    False)}
+            print(key, "done", round(time.perf_counter() - t0), "s", flush=True)
+    out["wall_s"] = round(time.perf_counter() - t0, 1)
+    path = result_path(args.out, "tapfinger_policy_eval.json")
+    path.write_text(json.dumps(out, indent=1))
+    _plot(out, result_path(args.out, "tapfinger_policy_fig4.png"))
+    for key, s in out["settings"].items():
+        print(f"\n{key}: {s['regime']}")
+        for a, r in s["rows"].items():
+            extra = {k: v for k, v in r.items() if k in ("mean_ratio_to_optimum", "inference_ms_per_decision",
+                                                         "wins_per_seed", "vs_optimus")}
+            print(f"  {a:13s}{' (relaxed)' if r['relaxed'] else '':10s} mean {r['mean_completion']} "
+                  f"median {r['median_completion']} partial {r['partial_runs']} {extra or ''}")
+    print("wrote", path)
+
+
+def _plot(out: dict, path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    keys = [k for k in out["settings"] if k != "small"]
+    fig, axes = plt.subplots(2, (len(keys) + 1) // 2, figsize=(4.2 * ((len(keys) + 1) // 2), 7.2))
+    for ax, key in zip(axes.T.reshape(-1), keys, strict=False):
+        rows = out["settings"][key]["rows"]
+        names = [a for a in ALGOS if rows[a]["mean_completion"] is not None]
+        x = range(len(names))
+        ax.bar([i - 0.2 for i in x], [rows[a]["mean_completion"] for a in names], 0.4, label="mean")
+        ax.bar([i + 0.2 for i in x], [rows[a]["median_completion"] for a in names], 0.4, label="median")
+        ax.set_xticks(list(x), names, rotation=60, fontsize=8)
+        ax.set_title(key, fontsize=9)
+        ax.set_ylabel("completion time (timesteps)")
+    axes.reshape(-1)[0].legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+if __name__ == "__main__":
+    main()

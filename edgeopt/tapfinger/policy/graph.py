@@ -1,0 +1,117 @@
+"""The heterogeneous state graph G_t of eq. (9), built from the environment's raw entities.
+
+Nodes (features; resource amounts divided by ``feature_scale``, times by ``time_scale``):
+
+* ``cluster`` n: free resources e_{n,t}, capacity, and queue length q_{n,t} / P (eq. 9 concatenates
+  e and q; the capacity is added so heterogeneous clusters are told apart);
+* ``running`` task j (o_{j,t}): allocation, task-type one-hot, elapsed time, observed progress;
+* ``pending`` task j (p_{j,t}), once per task even when it is in several pending sets: minimum
+  demand, task-type one-hot, waiting time;
+* one ``shortcut`` node with the zero feature of eq. (9).
+
+Edges, both directions of each relation: running j -- cluster n when j runs on n; pending j --
+cluster n when j is in P_{n,t}; shortcut -- every cluster. Only the first two resources (CPU, GPU)
+are encoded.
+
+A `StepGraph` also maps each agent to its pending set (``agent_pending[n, k]`` = the pending node of
+slot k, -1 for a padded slot), so the actors read their pending tasks' embeddings (Sec. IV-B: "we
+map G^P to the corresponding agents"). Graphs are batched by concatenation with offsets (`batch`),
+which is all `HANConv` needs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import torch
+
+from edgeopt.tapfinger.policy.config import PolicyConfig
+
+NODE_TYPES = ["cluster", "running", "pending", "shortcut"]
+EDGE_TYPES = [
+    ("running", "runs_on", "cluster"), ("cluster", "hosts", "running"),
+    ("pending", "queued_at", "cluster"), ("cluster", "sees", "pending"),
+    ("shortcut", "links", "cluster"), ("cluster", "linked", "shortcut"),
+]
+METADATA = (NODE_TYPES, EDGE_TYPES)
+TASK_TYPES = 2  # one-hot width: the paper's two synthetic types
+
+
+def feature_dims() -> dict[str, int]:
+    return {"cluster": 5, "running": 2 + TASK_TYPES + 2, "pending": 2 + TASK_TYPES + 1, "shortcut": 1}
+
+
+@dataclasses.dataclass
+class StepGraph:
+    """One timestep's graph (or a batch of them) and each agent's pending-slot map."""
+
+    x: dict[str, torch.Tensor]
+    edges: dict[tuple[str, str, str], torch.Tensor]
+    agent_pending: torch.Tensor  # (A, P) long, -1 = padded
+    agent_cluster: torch.Tensor  # (A,) long
+
+
+def _onehot(types: np.ndarray) -> np.ndarray:
+    out = np.zeros((len(types), TASK_TYPES), np.float32)
+    if len(types):
+        out[np.arange(len(types)), np.minimum(types, TASK_TYPES - 1)] = 1.0
+    return out
+
+
+def build_graph(entities: dict[str, np.ndarray], pending_tasks: list[list[int]], cfg: PolicyConfig) -> StepGraph:
+    """G_t from `TapFingerEnv.entities` and every agent's pending task ids (slot order)."""
+    s, ts, P = cfg.feature_scale, cfg.time_scale, cfg.pending_size
+    cap = entities["cluster_capacity"][:, :2].astype(np.float32)
+    free = entities["cluster_free"][:, :2].astype(np.float32)
+    N = len(cap)
+    cluster = np.concatenate([free / s, cap / s, entities["cluster_queue"][:, None] / P], axis=1)
+    running = np.concatenate([
+        entities["running_alloc"][:, :2] / s, _onehot(entities["running_type"]),
+        entities["running_elapsed"][:, None] / ts, entities["running_progress"][:, None]], axis=1)
+    pending = np.concatenate([
+        entities["pending_min"][:, :2] / s, _onehot(entities["pending_type"]),
+        entities["pending_wait"][:, None] / ts], axis=1)
+    run_edge = np.stack([np.arange(len(running)), entities["running_cluster"]]).astype(np.int64)
+    pend_edge = entities["pending_edges"].astype(np.int64)
+    short_edge = np.stack([np.zeros(N, np.int64), np.arange(N)])
+    row = {int(j): r for r, j in enumerate(entities["pending_task"])}
+    agent_pending = np.full((N, P), -1, np.int64)
+    for n, tasks in enumerate(pending_tasks):
+        for k, j in enumerate(tasks[:P]):
+            agent_pending[n, k] = row[int(j)]
+
+    dims = feature_dims()
+
+    def f(a: np.ndarray, kind: str) -> torch.Tensor:
+        return torch.as_tensor(np.asarray(a, np.float32)).reshape(len(a), dims[kind])
+
+    def e(a: np.ndarray) -> torch.Tensor:
+        return torch.as_tensor(a, dtype=torch.long).reshape(2, -1)
+
+    x = {"cluster": f(cluster, "cluster"), "running": f(running, "running"), "pending": f(pending, "pending"), "shortcut": torch.zeros(1, 1)}
+    edges = {
+        EDGE_TYPES[0]: e(run_edge), EDGE_TYPES[1]: e(run_edge[::-1].copy()),
+        EDGE_TYPES[2]: e(pend_edge), EDGE_TYPES[3]: e(pend_edge[::-1].copy()),
+        EDGE_TYPES[4]: e(short_edge), EDGE_TYPES[5]: e(short_edge[::-1].copy()),
+    }
+    return StepGraph(x, edges, torch.as_tensor(agent_pending), torch.arange(N))
+
+
+def batch(graphs: list[StepGraph]) -> StepGraph:
+    """Concatenate graphs into one disconnected graph (node indices offset per graph)."""
+    offs = dict.fromkeys(NODE_TYPES, 0)
+    xs: dict[str, list] = {t: [] for t in NODE_TYPES}
+    es: dict[tuple, list] = {et: [] for et in EDGE_TYPES}
+    ap, ac = [], []
+    for g in graphs:
+        for et in EDGE_TYPES:
+            src, _, dst = et
+            es[et].append(g.edges[et] + torch.tensor([[offs[src]], [offs[dst]]]))
+        ap.append(torch.where(g.agent_pending >= 0, g.agent_pending + offs["pending"], -1))
+        ac.append(g.agent_cluster + offs["cluster"])
+        for t in NODE_TYPES:
+            xs[t].append(g.x[t])
+            offs[t] += len(g.x[t])
+    return StepGraph({t: torch.cat(v) for t, v in xs.items()}, {et: torch.cat(v, 1) for et, v in es.items()},
+                     torch.cat(ap), torch.cat(ac))

@@ -1,0 +1,199 @@
+"""The two networks (TapFinger and the vanilla MARL ablation) and their inputs from the environment.
+
+Both expose the same four steps, so one rollout and one MAPPO update serve both:
+``encode`` (per-agent context), ``task_logits`` (masked selection logits), ``alloc_logits`` (masked
+logits over the (CPU, GPU) grid for the chosen slot), ``value``.
+
+* `TapFingerNet`: HAN encoder over G_t (eq. 9) -> pointer actor (eq. 10) -> resource head (eq. 12);
+  critic on the pending embeddings. The actor's weights are shared by all agents (the paper trains
+  one actor per agent); each agent's own cluster embedding conditions it. Sharing lets one
+  checkpoint run on 3 or 6 clusters and gives each agent's weights N times the samples.
+* `VanillaNet` (Fig. 7's ablation): no HAN and no pointer. Each agent stacks its own observation
+  into one vector (free resources, queue length, the pending set's features and visibility, the
+  running tasks' features), takes the first pending task that has a valid allocation (FIFO), and an
+  MLP gives its allocation logits under the same eq. (12) mask; the critic is an MLP on the same
+  vector.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from edgeopt.core import InputError
+from edgeopt.tapfinger.env import TapFingerEnv
+from edgeopt.tapfinger.policy.actor import NEG, PointerActor, ResourceHead, masked_logits
+from edgeopt.tapfinger.policy.config import PolicyConfig
+from edgeopt.tapfinger.policy.critic import Critic
+from edgeopt.tapfinger.policy.encoder import HANEncoder
+from edgeopt.tapfinger.policy.graph import TASK_TYPES, StepGraph, batch, build_graph
+
+
+@dataclasses.dataclass
+class StepInputs:
+    """What the network needs about one timestep, for every agent."""
+
+    agents: list[int]  # agents that decide now (not idle)
+    task_mask: np.ndarray  # (N, P) bool
+    alloc_mask: np.ndarray  # (N, P, cells) bool
+    graph: StepGraph | None = None  # tapfinger
+    flat: np.ndarray | None = None  # vanilla_marl, (N, D)
+
+
+def grid_cells(cfg: PolicyConfig) -> int:
+    return (cfg.max_cpu + 1) * (cfg.max_gpu + 1)
+
+
+def check_env(env: TapFingerEnv, cfg: PolicyConfig) -> None:
+    """Refuse an environment the network's shapes cannot express (InputError naming the field)."""
+    if env.P != cfg.pending_size:
+        raise InputError("instance.pending_size", f"the policy was built for {cfg.pending_size}, got {env.P}")
+    if env.cmax > cfg.max_cpu or env.gmax > cfg.max_gpu:
+        raise InputError("instance.clusters", f"capacity ({env.cmax}, {env.gmax}) exceeds the policy's "
+                         f"allocation grid ({cfg.max_cpu}, {cfg.max_gpu})")
+    if env.K > TASK_TYPES:
+        raise InputError("instance.task_types", f"the policy encodes at most {TASK_TYPES} task types, got {env.K}")
+
+
+def prepare(env: TapFingerEnv, obs: dict[str, Any], infos: dict[str, Any], cfg: PolicyConfig) -> StepInputs:
+    """The network inputs of the current timestep."""
+    N, P = env.N, env.P
+    task_mask = np.zeros((N, P), bool)
+    alloc = np.zeros((N, P, cfg.max_cpu + 1, cfg.max_gpu + 1), bool)
+    agents = []
+    pending = [[] for _ in range(N)]
+    for n, a in enumerate(env.possible_agents):
+        if a not in obs:
+            continue
+        o = obs[a]
+        pending[n] = infos[a]["pending_tasks"]
+        task_mask[n] = o["task_mask"][:P].astype(bool)
+        am = o["alloc_mask"].astype(bool)
+        alloc[n, :, : am.shape[1], : am.shape[2]] = am
+        if task_mask[n].any() and not infos[a].get("idle", False):
+            agents.append(n)
+    inputs = StepInputs(agents, task_mask, alloc.reshape(N, P, -1))
+    if cfg.architecture == "tapfinger":
+        inputs.graph = build_graph(env.entities(), pending, cfg)
+    else:
+        inputs.flat = np.stack([flat_observation(env, obs.get(a), cfg) for a in env.possible_agents])
+    return inputs
+
+
+def flat_observation(env: TapFingerEnv, o: dict[str, np.ndarray] | None, cfg: PolicyConfig) -> np.ndarray:
+    """vanilla_marl's stacked state of one agent (zeros when the agent has no observation)."""
+    s, ts, P, M, C = cfg.feature_scale, cfg.time_scale, cfg.pending_size, cfg.max_running, cfg.max_clusters
+    dim = 3 + P * (2 + TASK_TYPES + 1 + C + 1) + M * (2 + TASK_TYPES + 3)
+    if o is None:
+        return np.zeros(dim, np.float32)
+
+    def pad(a: np.ndarray, rows: int, cols: int) -> np.ndarray:
+        out = np.zeros((rows, cols), np.float32)
+        a = a.reshape(a.shape[0], -1)[:rows, :cols]
+        out[: a.shape[0], : a.shape[1]] = a
+        return out
+
+    parts = [o["free"][:2] / s, o["queue"] / P,
+             pad(o["pending_min"][:, :2] / s, P, 2), pad(o["pending_type"], P, TASK_TYPES),
+             pad(o["pending_wait"][:, None] / ts, P, 1), pad(o["pending_visible"], P, C),
+             pad(o["pending_mask"][:, None], P, 1),
+             pad(o["running_alloc"][:, :2] / s, M, 2), pad(o["running_type"], M, TASK_TYPES),
+             pad(o["running_elapsed"][:, None] / ts, M, 1), pad(o["running_progress"][:, None], M, 1),
+             pad(o["running_mask"][:, None], M, 1)]
+    out = np.concatenate([np.asarray(p, np.float32).reshape(-1) for p in parts])
+    assert out.shape == (dim,)
+    return out
+
+
+class TapFingerNet(nn.Module):
+    def __init__(self, cfg: PolicyConfig) -> None:
+        super().__init__()
+        self.cfg = cfg
+        H = cfg.hidden
+        self.encoder = HANEncoder(cfg)
+        self.actor = PointerActor(cfg)
+        self.resource = ResourceHead(cfg, 2 * H)
+        self.critic = Critic(cfg)
+
+    def encode(self, steps: list[StepInputs], refs: list[tuple[int, int]]) -> dict[str, torch.Tensor]:
+        """Per-sample context for samples ``refs`` = (index into ``steps``, agent)."""
+        used = sorted({i for i, _ in refs})
+        where = {i: u for u, i in enumerate(used)}
+        g = batch([steps[i].graph for i in used])
+        offs = np.cumsum([0] + [len(steps[i].graph.agent_cluster) for i in used])
+        rows = torch.tensor([offs[where[i]] + n for i, n in refs], dtype=torch.long)
+        h = self.encoder(g)
+        idx = g.agent_pending[rows]  # (B, P)
+        real = idx >= 0
+        pend = torch.cat([h["pending"], h["pending"].new_zeros(1, self.cfg.hidden)])[idx.clamp(min=-1)]
+        pend = pend * real[..., None]
+        cluster = h["cluster"][g.agent_cluster[rows]]
+        enc = self.actor(pend, real, cluster)
+        return {"han": pend, "enc": enc, "real": real, "cluster": cluster}
+
+    def task_logits(self, ctx: dict, task_mask: torch.Tensor) -> torch.Tensor:
+        return self.actor.pointer(ctx["enc"], ctx["real"], task_mask)
+
+    def alloc_logits(self, ctx: dict, k: torch.Tensor, alloc_mask: torch.Tensor) -> torch.Tensor:
+        hk = ctx["enc"][torch.arange(len(k)), k]
+        return self.resource(torch.cat([hk, ctx["cluster"]], -1), alloc_mask)
+
+    def value(self, ctx: dict) -> torch.Tensor:
+        return self.critic(torch.cat([ctx["han"].flatten(1), ctx["cluster"]], -1))
+
+
+class VanillaNet(nn.Module):
+    def __init__(self, cfg: PolicyConfig) -> None:
+        super().__init__()
+        self.cfg = cfg
+        P, M, C = cfg.pending_size, cfg.max_running, cfg.max_clusters
+        dim = 3 + P * (2 + TASK_TYPES + 1 + C + 1) + M * (2 + TASK_TYPES + 3)
+        self.body = nn.Sequential(nn.Linear(dim + P, cfg.mlp_hidden), nn.Tanh())
+        self.resource = ResourceHead(cfg, cfg.mlp_hidden)
+        self.critic = Critic(cfg, dim)
+
+    def encode(self, steps: list[StepInputs], refs: list[tuple[int, int]]) -> dict[str, torch.Tensor]:
+        return {"flat": torch.as_tensor(np.stack([steps[i].flat[n] for i, n in refs]))}
+
+    def task_logits(self, ctx: dict, task_mask: torch.Tensor) -> torch.Tensor:
+        first = task_mask.float().argmax(dim=1)  # FIFO: the earliest pending task with a valid allocation
+        out = torch.full(task_mask.shape, NEG)
+        out[torch.arange(len(first)), first] = 0.0
+        return masked_logits(out, task_mask)
+
+    def alloc_logits(self, ctx: dict, k: torch.Tensor, alloc_mask: torch.Tensor) -> torch.Tensor:
+        onehot = nn.functional.one_hot(k, self.cfg.pending_size).float()
+        return self.resource(self.body(torch.cat([ctx["flat"], onehot], -1)), alloc_mask)
+
+    def value(self, ctx: dict) -> torch.Tensor:
+        return self.critic(ctx["flat"])
+
+
+def build_model(cfg: PolicyConfig) -> nn.Module:
+    return TapFingerNet(cfg) if cfg.architecture == "tapfinger" else VanillaNet(cfg)
+
+
+@torch.no_grad()
+def decide(net: nn.Module, step: StepInputs, *, sample: bool, generator: torch.Generator | None = None) -> dict:
+    """Actions of the deciding agents: slot, grid cell, log-probabilities, value, selection probs."""
+    refs = [(0, n) for n in step.agents]
+    if not refs:
+        return {}
+    ctx = net.encode([step], refs)
+    tmask = torch.as_tensor(step.task_mask[step.agents])
+    tl = net.task_logits(ctx, tmask)
+    tprobs = torch.softmax(tl, -1)
+    k = torch.multinomial(tprobs, 1, generator=generator).squeeze(1) if sample else tl.argmax(-1)
+    amask = torch.as_tensor(step.alloc_mask[step.agents, k.numpy()])
+    al = net.alloc_logits(ctx, k, amask)
+    cell = torch.multinomial(torch.softmax(al, -1), 1, generator=generator).squeeze(1) if sample else al.argmax(-1)
+    ar = torch.arange(len(k))
+    return {
+        "agents": list(step.agents), "k": k, "cell": cell,
+        "logp_task": torch.log_softmax(tl, -1)[ar, k], "logp_alloc": torch.log_softmax(al, -1)[ar, cell],
+        "value": net.value(ctx), "probs": tprobs.numpy(), "alloc_mask": amask,
+    }

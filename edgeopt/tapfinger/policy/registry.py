@@ -1,0 +1,91 @@
+"""Registers the learned policy as tapfinger's ``online`` algorithm and the ablation ``vanilla_marl``.
+
+Registration imports no torch (so importing the family stays fast and works without the ``rl``
+extra): it happens only when torch, PyTorch Geometric and safetensors are installed and the shipped
+checkpoints exist; the algorithms load their checkpoint on first use. Both run through the family's
+shared environment loop (`edgeopt.tapfinger.loop.run_policy`), which validates every schedule.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+from pathlib import Path
+
+from edgeopt.core import Result, register
+from edgeopt.tapfinger.instance import Instance
+
+CHECKPOINTS = Path(__file__).parent / "checkpoints"
+SHIPPED = {"online": CHECKPOINTS / "tapfinger", "vanilla_marl": CHECKPOINTS / "vanilla_marl"}
+EXTRA_MODULES = ("torch", "torch_geometric", "safetensors")
+#: algorithm -> inference milliseconds per decision of its last run (graph building + network)
+LAST_INFERENCE: dict[str, float] = {}
+
+
+def available() -> bool:
+    """Whether the rl extra is installed and both shipped checkpoints are present."""
+    try:
+        if any(importlib.util.find_spec(m) is None for m in EXTRA_MODULES):
+            return False
+    except (ImportError, ValueError):  # a module blocked or half-installed counts as missing
+        return False
+    return all((d / "model.safetensors").exists() and (d / "card.json").exists() for d in SHIPPED.values())
+
+
+@functools.lru_cache(maxsize=8)
+def _load(directory: str, architecture: str):
+    from edgeopt.core import InputError
+    from edgeopt.tapfinger.policy import checkpoint
+
+    net, cfg, _card = checkpoint.load(directory)
+    if cfg.architecture != architecture:
+        raise InputError("param.checkpoint", f"{directory} holds a {cfg.architecture} policy, not {architecture}")
+    return net, cfg
+
+
+def run_learned(instance: Instance, name: str, architecture: str, directory: str, *, seed: int,
+                sample: bool) -> Result:
+    """Run a stored policy through the shared env loop; adds the inference time per decision."""
+    from edgeopt.tapfinger.loop import run_policy
+    from edgeopt.tapfinger.policy.runner import LearnedPolicy
+
+    net, cfg = _load(str(Path(directory).resolve()), architecture)
+    policy = LearnedPolicy(net, cfg, sample=sample)
+    res = run_policy(instance, policy, name, seed=seed)
+    res.extra["decisions"] = policy.decisions
+    res.extra["checkpoint"] = "shipped" if Path(directory) == SHIPPED.get(name) else str(directory)
+    # a timing would make equal-seed results differ: it goes beside the result, not into it
+    LAST_INFERENCE[name] = 1000 * policy.seconds / max(1, policy.decisions)
+    return res
+
+
+def register_all() -> bool:
+    """Register ``online`` and ``vanilla_marl`` if `available`; returns whether it did."""
+    if not available():
+        return False
+
+    @register("tapfinger", "online", kind="online",
+              summary="TapFinger: HAN + pointer network + Bayes conflict resolution, trained by masked MAPPO")
+    def online(instance: Instance, *, seed: int = 0, sample: bool = False, checkpoint: str = "") -> Result:
+        """The learned TapFinger policy (Li et al., Sec. IV), from the shipped CPU-trained checkpoint.
+
+        Args:
+            sample: sample actions from the policy (seeded) instead of taking the most likely ones.
+            checkpoint: a checkpoint directory to use instead of the shipped one.
+        """
+        return run_learned(instance, "online", "tapfinger", checkpoint or str(SHIPPED["online"]),
+                           seed=seed, sample=sample)
+
+    @register("tapfinger", "vanilla_marl", kind="baseline",
+              summary="Fig. 7 ablation: stacked features, FIFO task, masked MLP allocation, MAPPO-trained")
+    def vanilla_marl(instance: Instance, *, seed: int = 0, sample: bool = False, checkpoint: str = "") -> Result:
+        """The vanilla MARL ablation of Fig. 7 (no HAN, no pointer network, FIFO task choice).
+
+        Args:
+            sample: sample allocations from the policy (seeded) instead of taking the most likely ones.
+            checkpoint: a checkpoint directory to use instead of the shipped one.
+        """
+        return run_learned(instance, "vanilla_marl", "vanilla_marl", checkpoint or str(SHIPPED["vanilla_marl"]),
+                           seed=seed, sample=sample)
+
+    return True

@@ -1,0 +1,232 @@
+"""MAPPO training of the TapFinger policy (and of the vanilla_marl ablation) on the environment.
+
+One update collects ``num_envs`` episodes, one environment each (stepped in turn on the CPU), of
+training instances ``generate("paper", seed=train_seed_base + episode, clusters=N,
+arrival_rate=rate, jobs=jobs_per_cluster * N, noise=noise)`` with (N, rate) cycling through
+``settings``; actions are sampled; conflicts go through the environment's eq. (11) with the
+pointer probabilities. Then ``epochs`` passes of minibatch MAPPO (`mappo.ppo_loss`, Adam, gradient
+clipping, normalised advantages). After every ``checkpoint_every`` updates the run writes its
+checkpoint (weights, optimizer, RNG states, counters) atomically, and a row per update goes to
+``metrics.csv``; ``resume`` continues a killed run from its last checkpoint and gives the same
+weights as an uninterrupted run (same seed, same thread count). Whenever the validation evaluation
+(argmax policy on ``eval_seeds``, first setting) improves, the weights also go to ``out/best``.
+"""
+
+from __future__ import annotations
+
+import csv
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from edgeopt.tapfinger.env import TapFingerEnv
+from edgeopt.tapfinger.instance import Instance, generate
+from edgeopt.tapfinger.loop import run_episode
+from edgeopt.tapfinger.policy import checkpoint
+from edgeopt.tapfinger.policy.config import TrainConfig
+from edgeopt.tapfinger.policy.conflict import allocation_kept
+from edgeopt.tapfinger.policy.mappo import gae, ppo_loss
+from edgeopt.tapfinger.policy.model import build_model, check_env, decide, prepare
+from edgeopt.tapfinger.policy.runner import LearnedPolicy, to_decision
+
+METRICS = ["update", "steps", "episodes", "mean_return", "mean_completion", "loss", "policy_loss", "value_loss",
+           "entropy", "clip_frac", "conflicts_lost", "invalid_actions", "eval_mean_completion", "wall_s"]
+
+
+def training_instance(cfg: TrainConfig, episode: int) -> Instance:
+    N, rate = cfg.settings[episode % len(cfg.settings)]
+    return generate("paper", seed=cfg.train_seed_base + episode, clusters=int(N), arrival_rate=float(rate),
+                    jobs=cfg.jobs_per_cluster * int(N), noise=cfg.noise)
+
+
+def rollout(net: torch.nn.Module, cfg: TrainConfig, instance: Instance, gen: torch.Generator,
+            steps: list, samples: list) -> dict[str, float]:
+    """One sampled episode; appends its timesteps to ``steps`` and its decision samples to ``samples``."""
+    env = TapFingerEnv(instance)
+    check_env(env, cfg.policy)
+    obs, infos = env.reset(seed=0)
+    per_agent: list[list[dict]] = [[] for _ in range(env.N)]
+    total = 0.0
+    conflicts = invalid = 0
+    while env.agents:
+        step = prepare(env, obs, infos, cfg.policy)
+        out = decide(net, step, sample=True, generator=gen)
+        step.alloc_mask = None  # kept per sample below (only the chosen slot's mask)
+        idx = len(steps)
+        steps.append(step)
+        d = to_decision(env, out, cfg.policy)
+        obs, rewards, _, _, infos = env.step(d.actions, d.selection_probs)
+        new = {}
+        for i, n in enumerate(out.get("agents", [])):
+            a = env.possible_agents[n]
+            m = allocation_kept(infos.get(a, {}))
+            s = {"step": idx, "agent": n, "k": int(out["k"][i]), "cell": int(out["cell"][i]), "m": float(m),
+                 "task_mask": step.task_mask[n].copy(), "alloc_mask": out["alloc_mask"][i].clone(),
+                 "logp": float(out["logp_task"][i] + (out["logp_alloc"][i] if m else 0.0)),
+                 "value": float(out["value"][i]), "reward": 0.0}
+            per_agent[n].append(s)
+            new[n] = s
+        for n, a in enumerate(env.possible_agents):
+            r = rewards.get(a, 0.0) * cfg.reward_scale
+            total += rewards.get(a, 0.0)
+            if per_agent[n]:
+                per_agent[n][-1]["reward"] += r  # idle timesteps fold into the last decision's reward
+            inf = infos.get(a, {})
+            conflicts += bool(inf.get("conflict_lost"))
+            invalid += bool(inf.get("invalid_action"))
+    for seq in per_agent:
+        if not seq:
+            continue
+        adv, ret = gae(np.array([s["reward"] for s in seq]), np.array([s["value"] for s in seq]),
+                       cfg.gamma, cfg.gae_lambda)
+        for s, a_, r_ in zip(seq, adv, ret, strict=True):
+            s["adv"], s["ret"] = float(a_), float(r_)
+        samples.extend(seq)
+    n_tasks = max(1, len(instance.tasks))
+    return {"return": total, "mean_completion": -total / n_tasks, "conflicts_lost": conflicts,
+            "invalid_actions": invalid, "unfinished": len(env.unfinished())}
+
+
+def evaluate(net: torch.nn.Module, cfg: TrainConfig) -> float:
+    """Mean completion time per task of the argmax policy on the validation seeds (first setting)."""
+    N, rate = cfg.settings[0]
+    vals = []
+    for s in cfg.eval_seeds:
+        inst = generate("paper", seed=s, clusters=int(N), arrival_rate=float(rate),
+                        jobs=cfg.jobs_per_cluster * int(N), noise=cfg.noise)
+        env, _ = run_episode(inst, LearnedPolicy(net, cfg.policy), seed=s)
+        alive = sum(p.end - inst.tasks[p.task].arrival for p in env.schedule().placements)
+        alive += sum(inst.horizon - inst.tasks[j].arrival for j in env.unfinished())
+        vals.append(alive / max(1, len(inst.tasks)))
+    return float(np.mean(vals))
+
+
+class Trainer:
+    """A training run writing into ``out`` (checkpoint files, metrics.csv)."""
+
+    def __init__(self, cfg: TrainConfig, out: str | Path, *, resume: bool = False) -> None:
+        self.cfg, self.out = cfg, Path(out)
+        torch.set_num_threads(cfg.threads)
+        torch.manual_seed(cfg.seed)
+        self.net = build_model(cfg.policy)
+        self.opt = torch.optim.Adam(self.net.parameters(), lr=cfg.lr, eps=1e-5)
+        self.gen = torch.Generator().manual_seed(cfg.seed)
+        self.update = self.steps = self.episodes = 0
+        self.wall = 0.0
+        self.last_eval: float | None = None
+        self.best_eval: float | None = None
+        if resume and (self.out / "trainer.pt").exists():
+            self._restore()
+        elif (self.out / "metrics.csv").exists():
+            (self.out / "metrics.csv").unlink()
+
+    def _restore(self) -> None:
+        net, _, card = checkpoint.load(self.out, self.cfg.policy)
+        self.net.load_state_dict(net.state_dict())
+        st = checkpoint.load_trainer_state(self.out)
+        self.opt.load_state_dict(st["optimizer"])
+        self.gen.set_state(st["generator"])
+        self.update, self.steps, self.episodes = int(st["update"]), int(st["steps"]), int(st["episodes"])
+        self.wall = float(st["wall"])
+        self.last_eval = card.get("last_eval_mean_completion")
+        if (self.out / "best" / "card.json").exists():
+            self.best_eval = checkpoint.read_card(self.out / "best").get("last_eval_mean_completion")
+        path = self.out / "metrics.csv"
+        if path.exists():  # drop rows written after the checkpoint
+            rows = list(csv.DictReader(path.open()))
+            keep = [r for r in rows if int(r["update"]) <= self.update]
+            with path.open("w", newline="") as f:
+                w = csv.DictWriter(f, METRICS)
+                w.writeheader()
+                w.writerows(keep)
+
+    def _save(self, where: Path | None = None) -> None:
+        card = {"name": self.cfg.name, "train_config": self.cfg.model_dump(mode="json"), "seed": self.cfg.seed,
+                "steps": self.steps, "episodes": self.episodes, "updates": self.update,
+                "wall_time_s": round(self.wall, 1), "last_eval_mean_completion": self.last_eval}
+        state = {"optimizer": self.opt.state_dict(), "generator": self.gen.get_state(), "update": self.update,
+                 "steps": self.steps, "episodes": self.episodes, "wall": self.wall}
+        if where is not None:  # a model snapshot (weights and card), not a resumable state
+            checkpoint.save(where, self.net, self.cfg.policy, card)
+            return
+        checkpoint.save(self.out, self.net, self.cfg.policy, card, state)
+
+    def _log(self, row: dict[str, Any]) -> None:
+        path = self.out / "metrics.csv"
+        new = not path.exists()
+        self.out.mkdir(parents=True, exist_ok=True)
+        with path.open("a", newline="") as f:
+            w = csv.DictWriter(f, METRICS)
+            if new:
+                w.writeheader()
+            w.writerow(row)
+
+    def train_update(self) -> dict[str, Any]:
+        """Collect ``num_envs`` episodes, then run the MAPPO epochs; returns the metrics row."""
+        cfg = self.cfg
+        t0 = time.perf_counter()
+        self.net.eval()
+        steps: list = []
+        samples: list[dict] = []
+        eps = [rollout(self.net, cfg, training_instance(cfg, self.episodes + e), self.gen, steps, samples)
+               for e in range(cfg.num_envs)]
+        self.episodes += cfg.num_envs
+        self.steps += len(samples)
+        adv = np.array([s["adv"] for s in samples])
+        adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+        for s, a in zip(samples, adv, strict=True):
+            s["adv"] = float(a)
+        self.net.train()
+        stats: list[dict] = []
+        for _ in range(cfg.epochs):
+            perm = torch.randperm(len(samples), generator=self.gen).tolist()
+            for i in range(0, len(samples), cfg.batch_size):
+                mb = [samples[j] for j in perm[i:i + cfg.batch_size]]
+                loss, st = ppo_loss(self.net, steps, mb, cfg.clip, cfg.value_coef, cfg.entropy_coef)
+                self.opt.zero_grad()
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(self.net.parameters(), cfg.max_grad_norm)
+                self.opt.step()
+                stats.append(st)
+        self.net.eval()
+        self.update += 1
+        if self.update % cfg.eval_every == 0:
+            self.last_eval = evaluate(self.net, cfg)
+            if self.best_eval is None or self.last_eval < self.best_eval:
+                # model selection on the validation seeds only (never the benchmark's held-out seeds)
+                self.best_eval = self.last_eval
+                self._save(self.out / "best")
+        self.wall += time.perf_counter() - t0
+        row = {"update": self.update, "steps": self.steps, "episodes": self.episodes,
+               "mean_return": float(np.mean([e["return"] for e in eps])),
+               "mean_completion": float(np.mean([e["mean_completion"] for e in eps])),
+               **{k: float(np.mean([s[k] for s in stats])) for k in stats[0]},
+               "conflicts_lost": int(sum(e["conflicts_lost"] for e in eps)),
+               "invalid_actions": int(sum(e["invalid_actions"] for e in eps)),
+               "eval_mean_completion": self.last_eval if self.last_eval is not None else "",
+               "wall_s": round(self.wall, 2)}
+        self._log(row)
+        if self.update % cfg.checkpoint_every == 0:
+            self._save()
+        return row
+
+    def run(self, *, max_updates: int | None = None, max_seconds: float | None = None,
+            on_update: Callable[[dict[str, Any]], None] | None = None) -> None:
+        """Train until ``total_steps`` (or the given update or wall-time budget); saves at the end."""
+        t0 = time.perf_counter()
+        done = 0
+        while self.steps < self.cfg.total_steps:
+            if max_updates is not None and done >= max_updates:
+                break
+            if max_seconds is not None and time.perf_counter() - t0 >= max_seconds:
+                break
+            row = self.train_update()
+            done += 1
+            if on_update:
+                on_update(row)
+        if self.update % self.cfg.checkpoint_every:
+            self._save()
