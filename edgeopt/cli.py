@@ -305,19 +305,39 @@ def _print_comparison(comparison: api.Comparison) -> None:
     out.print(table)
 
 
+class Terminated(BaseException):
+    """SIGTERM arrived: unwind like Ctrl-C (no output file is left half-written), then exit 143."""
+
+
+def _on_sigterm(signum: int, frame: Any) -> None:
+    raise Terminated()
+
+
 def main(argv: list[str] | None = None) -> None:
-    """Entry point: maps bad input to exit code 2 with a one-line message."""
+    """Entry point: maps bad input to exit code 2 with a one-line message (all errors listed below it),
+    Ctrl-C to 130 and SIGTERM to 143, in both cases without writing any output file."""
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _on_sigterm)
     command = typer.main.get_command(app)
     try:
         code = command.main(args=argv, prog_name="edgeopt", standalone_mode=False)
     except InputError as exc:
         err.print(f"error: {exc}", markup=False)
+        if len(exc.details) > 1:
+            for line in exc.details:
+                err.print(f"  {line}", markup=False)
         sys.exit(2)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
-    except typer.Abort:
-        err.print("aborted")
+    except (typer.Abort, KeyboardInterrupt):
+        err.print("interrupted")
         sys.exit(130)
+    except Terminated:
+        err.print("terminated")
+        sys.exit(143)
     except Exception as exc:
         # Usage errors of the click that typer vendors (typer._click): no public name to catch them by.
         if type(exc).__name__ == "NoArgsIsHelpError":
