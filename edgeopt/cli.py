@@ -113,13 +113,17 @@ def run(
 def solve(
     instance: Annotated[Path, typer.Argument(help="Instance JSON file.")],
     method: Annotated[str, typer.Option(help="Exact model: milp (Pyomo + HiGHS) or cpsat.")] = "milp",
-    time_limit: Annotated[float, typer.Option("--time-limit", help="Seconds.")] = 60.0,
+    time_limit: Annotated[float, typer.Option("--time-limit", help="Seconds for the whole call, model building "
+                                                                   "included.")] = 60.0,
     output: OutFile = None,
+    max_model_size: Annotated[int | None, typer.Option(
+        "--max-model-size", help="Budget on the model's estimated nonzeros (default 2,000,000, about 3 GB); "
+        "larger models are refused before they are built.")] = None,
 ) -> None:
     """Solve INSTANCE exactly (optimal, or incumbent + bound at the time limit)."""
     spec, inst = api.load(instance)
     with _progress_status(f"solving {spec.name} with {method} (limit {time_limit:g} s)"):
-        result = api.solve(inst, method=method, time_limit=time_limit)
+        result = api.solve(inst, method=method, time_limit=time_limit, max_model_size=max_model_size)
     _emit(result, output)
 
 

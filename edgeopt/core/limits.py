@@ -14,9 +14,13 @@ the size and what to do, instead of building a model that cannot fit.
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import dataclasses
 import math
+import threading
 import time
+from collections.abc import Iterator
 
 from edgeopt.core.errors import InputError
 
@@ -52,6 +56,45 @@ class Deadline:
         """Raise `BuildTimeLimit` if the deadline has passed."""
         if self.expired():
             raise BuildTimeLimit(f"time limit of {self.time_limit:g} s reached during {what}")
+
+    @contextlib.contextmanager
+    def guard(self, what: str = "model building") -> Iterator[None]:
+        """Raise `BuildTimeLimit` inside the ``with`` block as soon as the deadline passes.
+
+        For Python code that has no `check` calls of its own (Pyomo's rule-based constraint
+        construction, CP-SAT model building): a timer thread raises the exception asynchronously
+        in the calling thread (CPython's ``PyThreadState_SetAsyncExc``; any thread, so it works in
+        Dask workers too). It lands at the next Python bytecode, so a block that is inside a
+        long C call (a solver run) is interrupted only when that call returns: never guard the
+        solver's own run, give it `remaining` instead.
+        """
+        tid = threading.get_ident()
+        lock = threading.Lock()
+        state = {"active": True, "fired": False}
+
+        def fire() -> None:
+            with lock:
+                if state["active"]:
+                    state["fired"] = True
+                    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(tid), ctypes.py_object(_AsyncBuildTimeLimit))
+
+        timer = threading.Timer(max(0.0, self.time_limit - self.elapsed()), fire)
+        timer.daemon = True
+        timer.start()
+        try:
+            yield
+        except _AsyncBuildTimeLimit:
+            raise BuildTimeLimit(f"time limit of {self.time_limit:g} s reached during {what}") from None
+        finally:
+            with lock:
+                state["active"] = False
+                timer.cancel()
+                if state["fired"]:  # fired but maybe not delivered yet: withdraw it
+                    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(tid), None)
+
+
+class _AsyncBuildTimeLimit(BuildTimeLimit):
+    """The exception `Deadline.guard` raises asynchronously (takes no arguments, as CPython requires)."""
 
 
 @dataclasses.dataclass(frozen=True)
