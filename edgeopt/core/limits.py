@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import dataclasses
+import logging
 import math
 import threading
 import time
@@ -58,7 +59,7 @@ class Deadline:
             raise BuildTimeLimit(f"time limit of {self.time_limit:g} s reached during {what}")
 
     @contextlib.contextmanager
-    def guard(self, what: str = "model building") -> Iterator[None]:
+    def guard(self, what: str = "model building", *, quiet: tuple[str, ...] = ("pyomo.core",)) -> Iterator[None]:
         """Raise `BuildTimeLimit` inside the ``with`` block as soon as the deadline passes.
 
         For Python code that has no `check` calls of its own (Pyomo's rule-based constraint
@@ -66,7 +67,8 @@ class Deadline:
         in the calling thread (CPython's ``PyThreadState_SetAsyncExc``; any thread, so it works in
         Dask workers too). It lands at the next Python bytecode, so a block that is inside a
         long C call (a solver run) is interrupted only when that call returns: never guard the
-        solver's own run, give it `remaining` instead.
+        solver's own run, give it `remaining` instead. The loggers named in ``quiet`` (Pyomo logs an
+        interrupted rule as an ERROR) are held at CRITICAL inside the block.
         """
         tid = threading.get_ident()
         lock = threading.Lock()
@@ -80,6 +82,10 @@ class Deadline:
 
         timer = threading.Timer(max(0.0, self.time_limit - self.elapsed()), fire)
         timer.daemon = True
+        loggers = [logging.getLogger(name) for name in quiet]
+        levels = [lg.level for lg in loggers]
+        for lg in loggers:
+            lg.setLevel(logging.CRITICAL)
         timer.start()
         try:
             yield
@@ -91,6 +97,8 @@ class Deadline:
                 timer.cancel()
                 if state["fired"]:  # fired but maybe not delivered yet: withdraw it
                     ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(tid), None)
+            for lg, level in zip(loggers, levels, strict=True):
+                lg.setLevel(level)
 
 
 class _AsyncBuildTimeLimit(BuildTimeLimit):

@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 import pyomo.environ as pyo
 
-from edgeopt.core import Deadline, InputError, ModelError, Result, Status
+from edgeopt.core import BuildTimeLimit, Deadline, InputError, ModelError, Result, Status
 from formulations.common import SolverOutcome, deadline_bounded, finish, solve_pyomo
 from formulations.edgecloud.data import ModelData, greedy_placements, prepare, with_deadlines
 from formulations.edgecloud.schedule_io import Placement, infeasible_result, to_schedule
@@ -271,10 +271,16 @@ def solve_milp(
         ub = float(FAMILY.objective(instance, greedy)) if greedy is not None else None
         if ub is not None:
             data = with_deadlines(data, ub)
-        m = build_milp(instance, data)
-    build_s = time.perf_counter() - t0
-    outcome: SolverOutcome = solve_pyomo(m, time_limit=time_limit, rel_gap=rel_gap, threads=threads,
-                                         deadline=deadline)
+    try:
+        with deadline.guard():
+            m = build_milp(instance, data)
+        build_s = time.perf_counter() - t0
+        outcome: SolverOutcome = solve_pyomo(m, time_limit=time_limit, rel_gap=rel_gap, threads=threads,
+                                             deadline=deadline)
+    except BuildTimeLimit as exc:
+        # no model to solve in time, but the list schedule and the trivial bound are still answers
+        m, build_s = None, time.perf_counter() - t0
+        outcome = SolverOutcome(Status.TIME_LIMIT, None, None, 0.0, str(exc), False)
     schedule = to_schedule(instance, extract_milp(m)) if outcome.has_solution else None
     notes: dict[str, Any] = {}
     if outcome.status == Status.TIME_LIMIT:
@@ -288,7 +294,7 @@ def solve_milp(
             schedule = greedy
             notes["incumbent_from"] = "list scheduling (HiGHS had no better incumbent)"
     extra: dict[str, Any] = {
-        "n_vars": int(sum(len(v) for v in m.component_objects(pyo.Var))),
+        "n_vars": int(sum(len(v) for v in m.component_objects(pyo.Var))) if m is not None else None,
         "n_modes": sum(len(jd.modes) for jd in data.jobs),
         "greedy_upper_bound": ub,
         **notes,
