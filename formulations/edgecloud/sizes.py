@@ -1,8 +1,9 @@
 """Sizes of the edgecloud exact models, estimated before they are built (``SIZES`` in ``__init__``).
 
 The MILP's runs x[j, k, h] (job, mode, start slot) each carry per-server worker and PS variables,
-and every run appears in the capacity rows of the slots it covers; counted after `with_deadlines`'
-tightening of the time windows, as the MILP does by default. The CP-SAT model has one interval
+and every run appears in the capacity rows of the slots it covers; counted before `with_deadlines`
+tightens the time windows (an upper estimate: the list schedule that tightening needs costs as
+much as a small solve, too slow for a guard). The CP-SAT model has one interval
 per job and mode choice.
 """
 
@@ -40,7 +41,7 @@ def milp_size(instance: Any) -> ModelSize:
     J, S = len(instance.jobs), len(instance.servers)
     if J == 0:
         return ModelSize(0, 0, 0, "no jobs")
-    _, runs, cover = _runs(instance, tighten=True)
+    _, runs, cover = _runs(instance)
     var = runs * (1 + 2 * S) + 2 * J * S
     rows = J + runs * (2 + 2 * S) + 2 * J * S + 2 * S * int(instance.horizon)
     nnz = runs * (1 + 6 * S) + 2 * cover * S

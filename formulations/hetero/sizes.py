@@ -15,6 +15,9 @@ import numpy as np
 from edgeopt.core import ModelSize
 from edgeopt.core.limits import DEFAULT_MAX_NONZEROS
 
+#: Above this many nonzeros the quick estimate is returned as it is (it is refused by any sane budget).
+QUICK_LIMIT = 4 * DEFAULT_MAX_NONZEROS
+
 #: prepare() alone holds the free capacity [H, R, T] as float64: refuse before allocating more than this.
 MAX_PREPARE_CELLS = 5 * 10**7
 
@@ -32,9 +35,17 @@ def milp_size(instance: Any) -> ModelSize:
     H, R, L, J = _quick(instance)
     if J == 0:
         return ModelSize(0, 0, 0, "no jobs")
-    if H * R * L > max(DEFAULT_MAX_NONZEROS, 1) * 50:
-        # the capacity rows (2h) alone number H * R * T; no need to look at the jobs
-        return ModelSize(H * R * L, H * R * L, H * R * L, f"T = {L:,} slots: H * R * T capacity rows alone")
+    # Quick estimate first, without enumerating configurations (prepare() computes a duration for
+    # every (worker type, PS type, colocation, worker count): ~10**6 of them at the paper preset,
+    # minutes): every job that may spread over two servers (D_j >= 2, H >= 2) holds H * R * T
+    # occupancy variables, each in a row with about M + P + 3 nonzeros.
+    spread = sum(1 for j in instance.jobs if j.chunks >= 2) if H >= 2 else 0
+    quick = ModelSize(spread * H * R * L + H * R * L, spread * H * R * L + H * R * L,
+                      spread * H * R * L * (len(instance.worker_types) + len(instance.ps_types) + 3) + H * R * L,
+                      f"{spread} jobs that may spread over servers hold jobs x servers x resources x T "
+                      f"(T = {L:,} slots) occupancy variables")
+    if quick.nonzeros > QUICK_LIMIT or H * R * L > MAX_PREPARE_CELLS:
+        return quick
     data = prepare(instance)
     M, P = data.n_worker_types, data.n_ps_types
     nnz = var = rows = 0
@@ -71,6 +82,13 @@ def cpsat_size(instance: Any) -> ModelSize:
         return ModelSize(0, 0, 0, "no jobs")
     if H * R * L > MAX_PREPARE_CELLS:
         return ModelSize(H * R * L, 0, H * R * L, f"T = {L:,} slots: the model data alone holds H * R * T values")
+    # Quick estimate: the candidate configurations (worker type, PS type, colocation, N <= D_j) that
+    # prepare() enumerates, each with a duration to compute, and each a choice literal in the model.
+    M, P = len(instance.worker_types), max(1, len(instance.ps_types))
+    candidates = sum(M * P * 2 * j.chunks for j in instance.jobs)
+    if candidates * (6 + R * H) > QUICK_LIMIT:
+        return ModelSize(candidates, candidates, candidates * (6 + R * H),
+                         f"{candidates:,} candidate configurations (worker type x PS type x colocation x N <= D_j)")
     data = prepare(instance)
     M, P = data.n_worker_types, data.n_ps_types
     configs = sum(len(jd.configs) for jd in data.jobs)
