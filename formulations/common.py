@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import gc
 import math
 import time
 from collections.abc import Callable
@@ -169,6 +170,11 @@ def solve_cpsat(
     except BaseException:
         solver.stop_search()
         worker.join()
+        # Release CP-SAT now: kept alive by the traceback's frames until interpreter shutdown, its
+        # destructor runs after the runtime is gone and aborts the process (std::terminate, exit -6).
+        solver = None
+        box.clear()
+        gc.collect()
         raise
     runtime = max(0.0, time.perf_counter() - t0)
     if "error" in box:

@@ -84,12 +84,11 @@ def test_interrupting_cpsat_exits_without_output(sig, code, tmp_path):
     out = tmp_path / "out.json"
     proc = _edgeopt("solve", inst, "--method", "cpsat", "--time-limit", "120", "-o", out)
     deadline = time.time() + 60
-    # wait until the solver runs (the CP-SAT search thread exists), then interrupt
-    while time.time() < deadline:
-        time.sleep(0.5)
-        threads = Path(f"/proc/{proc.pid}/task")
-        names = [(t / "comm").read_text().strip() for t in threads.iterdir()] if threads.exists() else []
-        if "cpsat-search" in names:
+    # wait until the search runs (main thread + search thread + CP-SAT's 2 workers), then interrupt
+    while time.time() < deadline and proc.poll() is None:
+        time.sleep(0.25)
+        tasks = Path(f"/proc/{proc.pid}/task")
+        if tasks.exists() and len(list(tasks.iterdir())) >= 4:
             break
     time.sleep(1.0)
     proc.send_signal(sig)
@@ -102,7 +101,7 @@ def test_interrupting_cpsat_exits_without_output(sig, code, tmp_path):
 
 @pytest.mark.parametrize("family", FAMILIES)
 def test_two_solves_are_identical_but_for_timings(family, tmp_path):
-    _, path = small_instance(family, tmp_path)
+    path = write(tmp_path / "i.json", api.generate(family, "small", seed=1, jobs=3).model_dump(mode="json"))
     texts = []
     for k in range(2):
         out = tmp_path / f"r{k}.json"
