@@ -238,8 +238,17 @@ def sweep(
     address: Annotated[str | None, typer.Option(help="Dask scheduler address (default: a LocalCluster).")] = None,
     workers: Annotated[int, typer.Option(help="LocalCluster worker processes.")] = 2,
     json_file: Annotated[Path | None, typer.Option("--json", help="Write every row as JSON.")] = None,
+    store: Annotated[Path | None, typer.Option(
+        "--store", help="Parquet dataset directory: each instance's rows are written as soon as it finishes; "
+        "a rerun with the same --store computes only what is missing (read it with edgeopt.sweep.read_sweep).")] = None,
+    retry_errors: Annotated[bool, typer.Option(
+        "--retry-errors", help="With --store: recompute the stored cells that recorded an error.")] = False,
 ) -> None:
-    """Run algorithms over many seeded instances on Dask and summarise the ratios."""
+    """Run algorithms over many seeded instances on Dask and summarise the ratios.
+
+    Ctrl-C or SIGTERM stops the sweep (exit 130 / 143); with --store every finished instance is kept.
+    On a SLURM cluster, start Dask workers with dask-jobqueue and pass --address (docs/sweeps.md).
+    """
     from edgeopt.sweep import SweepPoint, run_sweep, summarise
 
     api.generate(family, preset, seed=0)  # fail fast on a bad family or preset
@@ -261,11 +270,11 @@ def sweep(
     ]
     with _progress() as progress:
         task = progress.add_task(f"sweep over {len(points)} instances", total=len(points))
-        rows = run_sweep(points, address=address, n_workers=workers,
-                         on_done=lambda done, total: progress.update(task, completed=done))
-    table = Table("algorithm", "n", "valid", "mean ratio", "max ratio", "mean runtime s")
+        rows = run_sweep(points, address=address, n_workers=workers, store=store, retry_errors=retry_errors,
+                         on_done=lambda done, total: progress.update(task, completed=done, total=total))
+    table = Table("algorithm", "n", "errors", "valid", "mean ratio", "max ratio", "mean runtime s")
     for s in summarise(rows):
-        table.add_row(s["algorithm"], str(s["n"]), f"{s['valid']:.0%}", _fmt(s["mean_ratio"], 5),
+        table.add_row(s["algorithm"], str(s["n"]), str(s["errors"]), f"{s['valid']:.0%}", _fmt(s["mean_ratio"], 5),
                       _fmt(s["max_ratio"], 5), f"{s['mean_runtime_s']:.3f}")
     out.print(table)
     if json_file is not None:

@@ -58,7 +58,7 @@ def test_an_algorithm_result_carries_no_bound(setup, tmp_path, capsys):
 
 
 def test_bound_above_objective_is_a_lie(setup, tmp_path, capsys):
-    family, inst, inst_path, _ = setup
+    _, inst, inst_path, _ = setup
     exact = api.solve(inst, method="cpsat", time_limit=20).to_dict()
     assert _validate(tmp_path, inst_path, exact, capsys)[0] == 0
     code, out = _validate(tmp_path, inst_path, {**exact, "bound": exact["objective"] + 1}, capsys)
