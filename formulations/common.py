@@ -21,6 +21,12 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+# Imported here, before any deadline starts: `Deadline.guard` must never interrupt an extension
+# module's initialisation (a half-imported module stays broken for the rest of the process).
+import pyomo.environ  # noqa: F401
+from ortools.sat.python import cp_model  # noqa: F401
+from pyomo.contrib.solver.solvers import highs as _pyomo_highs  # noqa: F401
+
 from edgeopt.core import BuildTimeLimit, Deadline, FamilySpec, ModelError, Result, Status
 from edgeopt.core.family import instance_sha256
 

@@ -67,7 +67,8 @@ class Deadline:
         in the calling thread (CPython's ``PyThreadState_SetAsyncExc``; any thread, so it works in
         Dask workers too). It lands at the next Python bytecode, so a block that is inside a
         long C call (a solver run) is interrupted only when that call returns: never guard the
-        solver's own run, give it `remaining` instead. The loggers named in ``quiet`` (Pyomo logs an
+        solver's own run, give it `remaining` instead, and import extension modules before the
+        block (an import interrupted half-way leaves a broken module behind). The loggers named in ``quiet`` (Pyomo logs an
         interrupted rule as an ERROR) are held at CRITICAL inside the block.
         """
         tid = threading.get_ident()
@@ -91,6 +92,12 @@ class Deadline:
             yield
         except _AsyncBuildTimeLimit:
             raise BuildTimeLimit(f"time limit of {self.time_limit:g} s reached during {what}") from None
+        except Exception as exc:
+            # library code may wrap the asynchronous exception in its own (pybind11 turns it into
+            # "ImportError: initialization failed"): once fired, any error is the deadline's
+            if state["fired"]:
+                raise BuildTimeLimit(f"time limit of {self.time_limit:g} s reached during {what}") from exc
+            raise
         finally:
             with lock:
                 state["active"] = False
