@@ -24,7 +24,7 @@ from typing import Any
 # Imported here, before any deadline starts: `Deadline.guard` must never interrupt an extension
 # module's initialisation (a half-imported module stays broken for the rest of the process).
 import pyomo.environ  # noqa: F401
-from ortools.sat.python import cp_model  # noqa: F401
+from ortools.sat.python import cp_model
 from pyomo.contrib.solver.solvers import highs as _pyomo_highs  # noqa: F401
 
 from edgeopt.core import BuildTimeLimit, Deadline, FamilySpec, ModelError, Result, Status
@@ -148,7 +148,6 @@ def solve_cpsat(
     """
     import threading
 
-    from ortools.sat.python import cp_model
 
     if deadline is not None:
         deadline.check("model building")
