@@ -1,8 +1,11 @@
 """The ``edgeopt`` command. It parses arguments and calls the library; nothing more.
 
-Exit codes: 0 success (``validate``: valid), 1 ``validate`` found violations,
-2 bad input (unreadable file, schema error, unknown family / algorithm /
-method) with a one-line message and no traceback, and nothing half-written.
+Exit codes: 0 success (``validate``: valid), 1 ``validate`` found violations
+(including a false claim: a bound above the objective, an unfounded
+``infeasible``...), 2 bad input (unreadable file, schema error, unknown family /
+algorithm / method, a model above the size budget) with a one-line message
+(every schema error listed on the lines below it) and no traceback, 130 Ctrl-C,
+143 SIGTERM; a failing or interrupted command writes no output file.
 """
 
 from __future__ import annotations

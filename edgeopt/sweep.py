@@ -16,7 +16,8 @@ killed Dask worker loses only the points in flight: a rerun with the same
 algorithm of it) that raises is recorded with its error in the ``error``
 column and does not stop the sweep; ``retry_errors=True`` recomputes those.
 A Dask worker that dies mid-task has its task rescheduled by Dask on another
-worker; a task that kills workers repeatedly is recorded as an error.
+worker; a point the cluster itself fails on (a task that kills every worker it
+lands on, a lost connection) is not stored, with a warning, so a rerun computes it.
 
 Where it runs. ``address=None`` starts a ``LocalCluster`` (``n_workers``
 processes, one thread each); ``address="tcp://host:8786"`` uses a running
@@ -47,6 +48,7 @@ import json
 import os
 import tempfile
 import traceback
+import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -315,13 +317,20 @@ def _run_dask(todo: list[SweepPoint], *, address: str | None, n_workers: int,
     try:
         futures = client.map(evaluate_point, todo, pure=False)
         index = {f.key: k for k, f in enumerate(futures)}
+        lost: list[str] = []
         for done, fut in enumerate(as_completed(futures), start=1):
             point = todo[index[fut.key]]
             try:
                 rows = fut.result()
-            except Exception as exc:  # noqa: BLE001 - e.g. KilledWorker: a task that kept killing workers
-                rows = [_blank(point, "*", _error_text(exc))]
+            except Exception as exc:  # noqa: BLE001
+                # evaluate_point never raises, so this is the cluster's failure (KilledWorker: a task that
+                # kept killing workers, a lost connection): not stored, so that a rerun computes it
+                lost.append(f"seed {point.seed}: {_error_text(exc)}")
+                continue
             record(point, rows, done)
+        if lost:
+            warnings.warn(f"{len(lost)} sweep point(s) failed on the cluster and were not stored (rerun to compute "
+                          f"them): {'; '.join(lost[:3])}", RuntimeWarning, stacklevel=3)
     finally:
         client.close()
         if cluster is not None:

@@ -66,14 +66,13 @@ def test_a_cell_that_raises_is_recorded_and_the_sweep_goes_on(tmp_path):
 
 
 def test_killing_a_dask_worker_loses_nothing(tmp_path):
-    from dask.distributed import Client, LocalCluster
+    from dask.distributed import LocalCluster
 
     store = tmp_path / "sweep"
     points = _points(6)
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
-            Client(cluster) as client:
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
         killed = []
-        victim = min(client.run(os.getpid).values())
+        victim = min(nanny.pid for nanny in cluster.workers.values())
 
         def on_done(done: int, total: int) -> None:
             if not killed:  # after the first finished cell: the other worker is mid-task
@@ -138,3 +137,17 @@ def test_read_sweep_of_nothing(tmp_path):
     (tmp_path / "empty").mkdir()
     assert list(read_sweep(tmp_path / "empty").columns) == list(COLUMNS)
     assert api.family("hetero")  # the family the sweep tests use exists
+
+
+def test_cli_sweep_store_and_resume(tmp_path, capsys):
+    from tests.reliability_helpers import cli
+
+    store = tmp_path / "s"
+    args = ["sweep", "hetero", "--preset", "small", "--seeds", "0-1", "--jobs", "3", "--algorithms", "online",
+            "--workers", "1", "--store", store]
+    assert cli(*args) == 0
+    first = read_sweep(store)
+    assert len(first) == 2 and first["valid"].all()
+    assert cli(*args[:5], "0-2", *args[6:]) == 0  # one more seed: only it is computed
+    assert len(read_sweep(store)) == 3
+    assert "online" in capsys.readouterr().out
