@@ -29,7 +29,7 @@ def one_line_error(capsys) -> str:
     assert "Traceback" not in err, err
     first, *details = err.splitlines()
     if details:
-        assert all(line.startswith("  instance") or line.startswith("  result") for line in details), err
+        assert all(line.startswith(("  instance", "  result")) for line in details), err
         assert first.removeprefix("error: ").startswith(details[0].strip()), err
     return first
 
