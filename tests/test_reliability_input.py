@@ -8,7 +8,6 @@ import pytest
 
 from edgeopt import api
 from edgeopt.core import InputError, Result, Status
-from edgeopt.core import bounds as B
 from tests.reliability_helpers import FAMILIES, assert_clean_error, cli, small_instance, write
 
 
@@ -75,6 +74,8 @@ def test_every_bound_is_finite_and_documented():
 @pytest.mark.parametrize("family", FAMILIES)
 def test_largest_allowed_values_give_an_answer_not_a_traceback(family, tmp_path):
     """At the documented maxima a job is simply too long for the horizon: partial with the job rejected."""
+    from edgeopt.core import bounds as B
+
     data, _ = small_instance(family, tmp_path)
     job = data["jobs"][0]
     for k in ("chunks", "epochs", "minibatches_per_chunk"):
