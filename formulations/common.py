@@ -158,6 +158,9 @@ def solve_cpsat(
     solver.parameters.relative_gap_limit = float(rel_gap)
     solver.parameters.log_search_progress = log
     solver.parameters.catch_sigint_signal = False
+    # interleaved search is CP-SAT's deterministic multi-worker mode: two solves of one instance give the
+    # same schedule (the README's promise: only the timing fields differ)
+    solver.parameters.interleave_search = True
     box: dict[str, Any] = {}
 
     def search() -> None:

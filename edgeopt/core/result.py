@@ -58,8 +58,9 @@ class Result:
         bound: a proven lower bound on the optimum (minimisation), or None.
         runtime_s: wall-clock seconds spent producing the result. With ``extra["timings"]`` (a
             dict of named phases in seconds, e.g. ``build_s``, ``solve_s``) these are the ONLY fields
-            that differ between two runs of the same deterministic call: everything else is
-            byte-identical (`masked_timings` blanks them for comparisons).
+            that differ between two runs of the same deterministic call (every algorithm, and an
+            exact model that ends by proof; a run stopped by its time limit depends on the machine's
+            speed): everything else is byte-identical (`masked_timings` blanks them for comparisons).
         schedule: the family's schedule as JSON-able data (its pydantic model dumped).
         instance_sha256: hash of the canonical JSON of the instance solved.
         extra: anything else worth keeping (rejected jobs, duals, solver log
