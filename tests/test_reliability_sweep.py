@@ -99,13 +99,13 @@ DRIVER = textwrap.dedent("""
 @pytest.mark.parametrize("scheduler, sig", [("dask", signal.SIGINT), ("sequential", signal.SIGTERM)])
 def test_interrupted_driver_keeps_finished_cells_and_rerun_computes_only_the_rest(scheduler, sig, tmp_path):
     store = tmp_path / "sweep"
-    n = 12
+    n = 40  # enough that the signal lands mid-sweep on an idle machine too
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen([sys.executable, "-c", DRIVER.format(n=n, scheduler=scheduler), str(store)],
                             env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 120
     while time.time() < deadline and len(list(store.glob("part-*.parquet"))) < 2 and proc.poll() is None:
-        time.sleep(0.2)
+        time.sleep(0.02)
     proc.send_signal(sig)
     try:
         proc.communicate(timeout=60)
