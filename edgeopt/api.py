@@ -23,6 +23,8 @@ from typing import Any
 
 from edgeopt import families as _families
 from edgeopt.core import AlgorithmSpec, FamilySpec, InputError, Result, Status, Violation, jsonio, lookup
+from edgeopt.core.family import instance_sha256
+from edgeopt.core.limits import BuildTimeLimit, Deadline, ModelSize, guard_size
 
 
 def did_you_mean(value: str, known: Sequence[str]) -> str:
@@ -262,14 +264,65 @@ def _short(x: float | None) -> str:
     return "-" if x is None else f"{x:.6g}"
 
 
-def solve(instance: Any, *, method: str = "milp", time_limit: float = 60.0, **options: Any) -> Result:
-    """Solve an instance with one of its family's exact models."""
+def model_sizes(name: str) -> dict[str, Callable[..., ModelSize]]:
+    """Size estimators of family ``name``'s exact models, ``formulations.<name>.SIZES`` (empty if none)."""
+    import importlib
+
+    exact_methods(name)  # the family exists
+    try:
+        mod = importlib.import_module(f"formulations.{name}")
+    except ModuleNotFoundError:
+        return {}
+    return dict(getattr(mod, "SIZES", {}))
+
+
+def solve(
+    instance: Any,
+    *,
+    method: str = "milp",
+    time_limit: float = 60.0,
+    max_model_size: int | None = None,
+    **options: Any,
+) -> Result:
+    """Solve an instance with one of its family's exact models, within ``time_limit`` for the whole call.
+
+    Before anything is built, the model's size is estimated (``formulations.<family>.SIZES``) and a
+    model above the budget is refused with an `InputError` that gives the size and what to do
+    (exit 2 in the CLI). The budget is ``max_model_size`` nonzeros, default
+    `edgeopt.core.limits.DEFAULT_MAX_NONZEROS` (2,000,000, about 3 GB through Pyomo). The estimate,
+    the model building and the solve share one `Deadline`: a deadline that passes before the solver
+    ran gives status ``time_limit`` with no incumbent and ``extra["reason"]``.
+    """
     spec = family_of(instance)
     methods = exact_methods(spec.name)
     check_choice("method", method, sorted(methods), f"{spec.name} exact method")
-    if time_limit <= 0:
-        raise InputError("time_limit", f"must be > 0, got {time_limit}")
-    return methods[method](instance, time_limit=time_limit, **options)
+    if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) or not (
+            0 < time_limit <= MAX_TIME_LIMIT):
+        raise InputError("time_limit", f"must be a number of seconds in (0, {MAX_TIME_LIMIT:g}], got {time_limit}")
+    if max_model_size is not None and (isinstance(max_model_size, bool) or not isinstance(max_model_size, int)
+                                       or max_model_size < 1):
+        raise InputError("max_model_size", f"must be a positive integer (nonzeros), got {max_model_size!r}")
+    deadline = Deadline(time_limit)
+    size = None
+    estimator = model_sizes(spec.name).get(method)
+    try:
+        if estimator is not None:
+            with deadline.guard("the model size estimate"):
+                size = estimator(instance)
+            guard_size(size, method=method, max_nonzeros=max_model_size)
+        result = methods[method](instance, time_limit=deadline.remaining(), **options)
+    except BuildTimeLimit as exc:
+        result = Result(family=spec.name, algorithm=method, status=Status.TIME_LIMIT, objective=None, bound=None,
+                        runtime_s=deadline.elapsed(), schedule=None, instance_sha256=instance_sha256(instance),
+                        extra={"reason": str(exc)})
+    if size is not None:
+        result.extra["model_size"] = {"variables": size.variables, "constraints": size.constraints,
+                                      "nonzeros": size.nonzeros}
+    return result
+
+
+#: Longest time limit a solve accepts (a week): beyond it, the number is a typo, not a plan.
+MAX_TIME_LIMIT = 7 * 24 * 3600.0
 
 
 def validate(instance: Any, result: Result) -> list[Violation]:

@@ -1,8 +1,11 @@
 """The ``edgeopt`` command. It parses arguments and calls the library; nothing more.
 
-Exit codes: 0 success (``validate``: valid), 1 ``validate`` found violations,
-2 bad input (unreadable file, schema error, unknown family / algorithm /
-method) with a one-line message and no traceback, and nothing half-written.
+Exit codes: 0 success (``validate``: valid), 1 ``validate`` found violations
+(including a false claim: a bound above the objective, an unfounded
+``infeasible``...), 2 bad input (unreadable file, schema error, unknown family /
+algorithm / method, a model above the size budget) with a one-line message
+(every schema error listed on the lines below it) and no traceback, 130 Ctrl-C,
+143 SIGTERM; a failing or interrupted command writes no output file.
 """
 
 from __future__ import annotations
@@ -160,14 +163,18 @@ def run(
 def solve(
     instance: Annotated[Path, typer.Argument(help="Instance JSON file.")],
     method: Annotated[str, typer.Option(help=METHOD_HELP)] = "milp",
-    time_limit: Annotated[float, typer.Option("--time-limit", help="Seconds.")] = 60.0,
+    time_limit: Annotated[float, typer.Option("--time-limit", help="Seconds for the whole call, model building "
+                                                                   "included.")] = 60.0,
     output: OutFile = None,
+    max_model_size: Annotated[int | None, typer.Option(
+        "--max-model-size", help="Budget on the model's estimated nonzeros (default 2,000,000, about 3 GB); "
+        "larger models are refused before they are built.")] = None,
 ) -> None:
     """Solve INSTANCE exactly (optimal, or incumbent + bound at the time limit)."""
     inst = api.load(instance)
     spec = api.family_of(inst)
     with _progress_status(f"solving {spec.name} with {method} (limit {time_limit:g} s)"):
-        result = api.solve(inst, method=method, time_limit=time_limit)
+        result = api.solve(inst, method=method, time_limit=time_limit, max_model_size=max_model_size)
     _emit(result, output)
 
 
@@ -350,8 +357,17 @@ def sweep(
     address: Annotated[str | None, typer.Option(help="Dask scheduler address (default: a LocalCluster).")] = None,
     workers: Annotated[int, typer.Option(help="LocalCluster worker processes.")] = 2,
     json_file: Annotated[Path | None, typer.Option("--json", help="Write every row as JSON.")] = None,
+    store: Annotated[Path | None, typer.Option(
+        "--store", help="Parquet dataset directory: each instance's rows are written as soon as it finishes; "
+        "a rerun with the same --store computes only what is missing (read it with edgeopt.sweep.read_sweep).")] = None,
+    retry_errors: Annotated[bool, typer.Option(
+        "--retry-errors", help="With --store: recompute the stored cells that recorded an error.")] = False,
 ) -> None:
-    """Run algorithms over many seeded instances on Dask and summarise the ratios."""
+    """Run algorithms over many seeded instances on Dask and summarise the ratios.
+
+    Ctrl-C or SIGTERM stops the sweep (exit 130 / 143); with --store every finished instance is kept.
+    On a SLURM cluster, start Dask workers with dask-jobqueue and pass --address (docs/sweeps.md).
+    """
     from edgeopt.sweep import SweepPoint, run_sweep, summarise
 
     api.generate(family, preset, seed=0)  # fail fast on a bad family or preset
@@ -373,11 +389,11 @@ def sweep(
     ]
     with _progress() as progress:
         task = progress.add_task(f"sweep over {len(points)} instances", total=len(points))
-        rows = run_sweep(points, address=address, n_workers=workers,
-                         on_done=lambda done, total: progress.update(task, completed=done))
-    table = Table("algorithm", "n", "valid", "mean ratio", "max ratio", "mean runtime s")
+        rows = run_sweep(points, address=address, n_workers=workers, store=store, retry_errors=retry_errors,
+                         on_done=lambda done, total: progress.update(task, completed=done, total=total))
+    table = Table("algorithm", "n", "errors", "valid", "mean ratio", "max ratio", "mean runtime s")
     for s in summarise(rows):
-        table.add_row(s["algorithm"], str(s["n"]), f"{s['valid']:.0%}", _fmt(s["mean_ratio"], 5),
+        table.add_row(s["algorithm"], str(s["n"]), str(s["errors"]), f"{s['valid']:.0%}", _fmt(s["mean_ratio"], 5),
                       _fmt(s["max_ratio"], 5), f"{s['mean_runtime_s']:.3f}")
     out.print(table)
     if json_file is not None:
@@ -421,24 +437,44 @@ def _print_comparison(comparison: api.Comparison) -> None:
     out.print(table)
 
 
+class Terminated(BaseException):
+    """SIGTERM arrived: unwind like Ctrl-C (no output file is left half-written), then exit 143."""
+
+
+def _on_sigterm(signum: int, frame: Any) -> None:
+    raise Terminated()
+
+
 from edgeopt.tapfinger.policy.cli import train as _train_policy
 
 app.command("train")(_train_policy)
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point: maps bad input to exit code 2 with a one-line message."""
+    """Entry point: maps bad input to exit code 2 with a one-line message (all errors listed below it),
+    Ctrl-C to 130 and SIGTERM to 143, in both cases without writing any output file."""
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _on_sigterm)
     command = typer.main.get_command(app)
     try:
         code = command.main(args=argv, prog_name="edgeopt", standalone_mode=False)
     except InputError as exc:
         err.print(f"error: {exc}", markup=False)
+        if len(exc.details) > 1:
+            for line in exc.details:
+                err.print(f"  {line}", markup=False)
         sys.exit(2)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
-    except typer.Abort:
-        err.print("aborted")
+    except (typer.Abort, KeyboardInterrupt):
+        err.print("interrupted")
         sys.exit(130)
+    except Terminated:
+        err.print("terminated")
+        sys.exit(143)
     except Exception as exc:
         # Usage errors of the click that typer vendors (typer._click): no public name to catch them by.
         if type(exc).__name__ == "NoArgsIsHelpError":

@@ -1,24 +1,63 @@
-"""Sweeps over seeds and sizes, run on Dask (a LocalCluster by default, a real cluster given its address).
+"""Sweeps over seeds and sizes, run on Dask, stored cell by cell so that nothing finished is ever lost.
 
 A sweep is a list of `SweepPoint`s; each point generates one instance, runs
 the chosen algorithms on it, optionally solves it exactly, validates every
-result, and returns one flat row per algorithm. Points are independent, so
-they map onto Dask tasks one to one. Solver threads are kept at 1 inside
-workers (shared/docs/SOLVERS.md: the scheduler shares the cores).
+result, and returns one flat row per algorithm (a *cell*: point x algorithm).
+Points are independent, so they map onto Dask tasks one to one. Solver
+threads are kept at 1 inside workers (the scheduler shares the cores).
 
->>> from edgeopt.sweep import SweepPoint, run_sweep
+Storage and resuming. With ``store=DIR`` every point's rows are written, as
+soon as the point finishes, to ``DIR/part-<cell>.parquet`` (pyarrow; written
+to a temporary name and renamed, so a part file is whole or absent). The
+directory is one Parquet dataset with a fixed schema (`SCHEMA`): read it with
+`read_sweep` into a pandas DataFrame. Ctrl-C, SIGTERM, a killed driver or a
+killed Dask worker loses only the points in flight: a rerun with the same
+``store`` computes only the points that have no part file. A point (or one
+algorithm of it) that raises is recorded with its error in the ``error``
+column and does not stop the sweep; ``retry_errors=True`` recomputes those.
+A Dask worker that dies mid-task has its task rescheduled by Dask on another
+worker; a point the cluster itself fails on (a task that kills every worker it
+lands on, a lost connection) is not stored, with a warning, so a rerun computes it.
+
+Where it runs. ``address=None`` starts a ``LocalCluster`` (``n_workers``
+processes, one thread each); ``address="tcp://host:8786"`` uses a running
+scheduler. On a SLURM cluster, start the workers as batch jobs with
+dask-jobqueue and hand the scheduler's address to the sweep (or the CLI's
+``--address``); the store must be on a file system the driver sees (only the
+driver writes it)::
+
+    from dask_jobqueue import SLURMCluster
+    cluster = SLURMCluster(cores=1, processes=1, memory="4GB", walltime="02:00:00",
+                           job_extra_directives=["--cpus-per-task=1"])
+    cluster.scale(jobs=32)                      # 32 single-core workers
+    rows = run_sweep(points, address=cluster.scheduler_address, store="runs/hetero_sweep")
+
+``docs/sweeps.md`` has the same recipe for the command line.
+
+>>> from edgeopt.sweep import SweepPoint, run_sweep, read_sweep
 >>> pts = [SweepPoint("hetero", "small", seed=s, optimal=True) for s in range(20)]  # doctest: +SKIP
->>> rows = run_sweep(pts)                  # LocalCluster(n_workers=2)          # doctest: +SKIP
->>> rows = run_sweep(pts, address="tcp://scheduler:8786")                      # doctest: +SKIP
+>>> rows = run_sweep(pts, store="out/sweep")   # LocalCluster(n_workers=2)        # doctest: +SKIP
+>>> df = read_sweep("out/sweep")               # one row per (point, algorithm)   # doctest: +SKIP
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import json
+import os
+import tempfile
+import traceback
+import warnings
 from collections.abc import Callable, Sequence
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from edgeopt.core import InputError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+    import pyarrow as pa
 
 
 @dataclasses.dataclass(frozen=True)
@@ -43,44 +82,176 @@ class SweepPoint:
     method: str = "milp"
     time_limit: float = 60.0
 
+    @property
+    def key(self) -> str:
+        """A stable name of this point (its part file is ``part-<key>.parquet``)."""
+        text = json.dumps(dataclasses.asdict(self), sort_keys=True, default=list)
+        return hashlib.sha256(text.encode()).hexdigest()[:20]
 
-def evaluate_point(point: SweepPoint) -> list[dict[str, Any]]:
-    """Run one sweep point; one row per algorithm (and one for the exact model)."""
-    from edgeopt import api
 
-    inst = api.generate(
-        point.family, point.preset, seed=point.seed, jobs=point.jobs, servers=point.servers, horizon=point.horizon
-    )
-    table = api.compare(
-        inst,
-        list(point.algorithms) if point.algorithms is not None else None,
-        optimal=point.optimal,
-        method=point.method,
-        time_limit=point.time_limit,
-        seed=point.seed,
-    )
-    n_jobs = len(getattr(inst, "jobs", []))
+def _schema() -> pa.Schema:
+    import pyarrow as pa
+
+    return pa.schema([
+        ("cell", pa.string()), ("family", pa.string()), ("preset", pa.string()), ("seed", pa.int64()),
+        ("jobs", pa.int64()), ("servers", pa.int64()), ("horizon", pa.int64()), ("n_jobs", pa.int64()),
+        ("optimal", pa.bool_()), ("method", pa.string()), ("time_limit", pa.float64()),
+        ("algorithm", pa.string()), ("params", pa.string()), ("kind", pa.string()), ("status", pa.string()),
+        ("objective", pa.float64()), ("bound", pa.float64()), ("ratio", pa.float64()), ("reference", pa.string()),
+        ("rejected", pa.int64()), ("valid", pa.bool_()), ("runtime_s", pa.float64()),
+        ("instance_sha256", pa.string()), ("error", pa.string()),
+    ])
+
+
+#: Column names of a stored sweep, in order (`_schema` gives their Arrow types).
+COLUMNS = (
+    "cell", "family", "preset", "seed", "jobs", "servers", "horizon", "n_jobs", "optimal", "method", "time_limit",
+    "algorithm", "params", "kind", "status", "objective", "bound", "ratio", "reference", "rejected", "valid",
+    "runtime_s", "instance_sha256", "error",
+)
+
+
+def _base(point: SweepPoint) -> dict[str, Any]:
     base = dataclasses.asdict(point)
     base.pop("algorithms")
-    rows = []
-    for row in table.rows:
-        rows.append(
-            {
-                **base,
-                "n_jobs": n_jobs,
-                "algorithm": row.algorithm,
-                "kind": row.kind,
-                "status": row.status,
-                "objective": row.objective,
-                "bound": row.bound,
-                "ratio": row.ratio,
-                "rejected": row.rejected,
-                "reference": table.reference_name,
-                "valid": row.valid,
-                "runtime_s": row.runtime_s,
-            }
-        )
-    return rows
+    return {"cell": point.key, **base}
+
+
+def _error_text(exc: BaseException) -> str:
+    last = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ else []
+    where = f" (at {Path(last[0].filename).name}:{last[0].lineno})" if last else ""
+    return f"{exc.__class__.__name__}: {exc}{where}"[:2000]
+
+
+def _blank(point: SweepPoint, algorithm: str, error: str) -> dict[str, Any]:
+    return {**_base(point), "n_jobs": None, "algorithm": algorithm, "params": None, "kind": None, "status": None,
+            "objective": None, "bound": None, "ratio": None, "reference": None, "rejected": None, "valid": None,
+            "runtime_s": None, "instance_sha256": None, "error": error}
+
+
+def evaluate_point(point: SweepPoint) -> list[dict[str, Any]]:
+    """Run one sweep point; one row per algorithm (and one for the exact model).
+
+    Never raises for a failure of the point itself: an instance that cannot be generated gives one
+    row with algorithm ``*`` and the error; an algorithm (or exact model) that raises gives its row
+    with the error, and the others still run.
+    """
+    from edgeopt import api
+    from edgeopt.api import _rank_and_ratio, _row
+    from edgeopt.core import Status, lookup
+
+    try:
+        inst = api.generate(point.family, point.preset, seed=point.seed, jobs=point.jobs, servers=point.servers,
+                            horizon=point.horizon)
+        spec = api.family_of(inst)
+        names = list(point.algorithms) if point.algorithms is not None else list(api.algorithms(spec.name))
+    except Exception as exc:  # noqa: BLE001 - recorded, the sweep goes on
+        return [_blank(point, "*", _error_text(exc))]
+    sha = None
+    rows: list[tuple[Any, dict[str, Any]]] = []  # (api.Row or None, fixed columns)
+    for name in names:
+        try:
+            algo = lookup(spec.name, name)
+            res = algo(inst, seed=point.seed)
+            row = _row(spec, inst, res, algo.kind, algo.relaxed)
+            sha = res.instance_sha256
+            rows.append((row, {"params": json.dumps(algo.defaults(), sort_keys=True, default=str), "error": None}))
+        except Exception as exc:  # noqa: BLE001
+            rows.append((None, {**_blank(point, name, _error_text(exc))}))
+    reference, reference_name = None, "-"
+    if point.optimal:
+        try:
+            exact = api.solve(inst, method=point.method, time_limit=point.time_limit)
+            row = _row(spec, inst, exact, "exact")
+            rows.append((row, {"params": json.dumps({"time_limit": point.time_limit}), "error": None}))
+            if exact.status == Status.OPTIMAL:
+                reference, reference_name = exact.objective, "optimum"
+            elif exact.bound is not None and exact.bound > 0:
+                reference, reference_name = exact.bound, "bound"
+        except Exception as exc:  # noqa: BLE001 - a refused (too big) or failing model is recorded
+            rows.append((None, _blank(point, point.method, _error_text(exc))))
+    _rank_and_ratio([r for r, _ in rows if r is not None], reference)
+    n_jobs = len(getattr(inst, "jobs", []))
+    if sha is None:
+        from edgeopt.core.family import instance_sha256
+
+        sha = instance_sha256(inst)
+    out = []
+    for row, fixed in rows:
+        if row is None:
+            out.append({**fixed, "n_jobs": n_jobs, "instance_sha256": sha})
+            continue
+        out.append({
+            **_base(point), "n_jobs": n_jobs, "algorithm": row.algorithm, "params": fixed["params"],
+            "kind": row.kind, "status": row.status, "objective": row.objective, "bound": row.bound,
+            "ratio": row.ratio, "reference": reference_name, "rejected": row.rejected, "valid": row.valid,
+            "runtime_s": row.runtime_s, "instance_sha256": sha, "error": None,
+        })
+    return out
+
+
+# ---- storage --------------------------------------------------------------------------------------
+
+
+def _part(store: Path, key: str) -> Path:
+    return store / f"part-{key}.parquet"
+
+
+def write_rows(store: str | os.PathLike[str], key: str, rows: Sequence[dict[str, Any]]) -> Path:
+    """Write one point's rows as ``part-<key>.parquet``, atomically (whole or absent)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    root = Path(store)
+    root.mkdir(parents=True, exist_ok=True)
+    schema = _schema()
+    table = pa.Table.from_pylist([{c: r.get(c) for c in COLUMNS} for r in rows], schema=schema)
+    target = _part(root, key)
+    fd, tmp = tempfile.mkstemp(dir=root, prefix=f".{target.name}.", suffix=".tmp")
+    os.close(fd)
+    try:
+        pq.write_table(table, tmp)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return target
+
+
+def stored_cells(store: str | os.PathLike[str], *, with_errors: bool = True) -> set[str]:
+    """Keys of the points already stored in ``store`` (those with an error only if ``with_errors``)."""
+    root = Path(store)
+    if not root.is_dir():
+        return set()
+    keys = {p.name[len("part-"):-len(".parquet")] for p in root.glob("part-*.parquet")}
+    if with_errors or not keys:
+        return keys
+    df = read_sweep(root)
+    failed = set(df.loc[df["error"].notna(), "cell"])
+    return keys - failed
+
+
+def read_sweep(path: str | os.PathLike[str]) -> pd.DataFrame:
+    """A stored sweep as a pandas DataFrame: one row per cell (point x algorithm), columns `COLUMNS`,
+    sorted by family, preset, grid parameters, seed and algorithm."""
+    import pandas as pd
+    import pyarrow.parquet as pq
+
+    root = Path(path)
+    files = sorted(root.glob("part-*.parquet")) if root.is_dir() else []
+    if not files:
+        if not root.exists():
+            raise InputError("sweep", f"no stored sweep at {root}")
+        return pd.DataFrame({c: pd.Series(dtype=object) for c in COLUMNS})
+    import pyarrow as pa
+
+    table = pa.concat_tables([pq.read_table(f, schema=_schema()) for f in files])
+    df = table.to_pandas()
+    order = ["family", "preset", "jobs", "servers", "horizon", "seed", "algorithm"]
+    return df.sort_values(order, na_position="first", kind="stable").reset_index(drop=True)
+
+
+# ---- running --------------------------------------------------------------------------------------
 
 
 def run_sweep(
@@ -89,29 +260,50 @@ def run_sweep(
     address: str | None = None,
     n_workers: int = 2,
     scheduler: str = "dask",
+    store: str | os.PathLike[str] | None = None,
+    retry_errors: bool = False,
     on_done: Callable[[int, int], None] | None = None,
 ) -> list[dict[str, Any]]:
-    """Evaluate every point; rows come back in the order of ``points``.
+    """Evaluate every point not yet stored; rows come back in the order of ``points``.
 
     Args:
         address: a Dask scheduler address; None starts a ``LocalCluster``.
         n_workers: LocalCluster worker processes (one thread each).
         scheduler: ``"dask"`` or ``"sequential"`` (no Dask, for debugging).
-        on_done: progress callback ``(finished, total)``.
+        store: a directory holding the sweep as a Parquet dataset, written point by point as
+            they finish; points already there are not computed again (their stored rows are
+            returned). None keeps the rows in memory only.
+        retry_errors: recompute stored points that recorded an error.
+        on_done: progress callback ``(finished, to_compute)`` over the points computed now.
     """
-    if scheduler == "sequential":
-        out: list[list[dict[str, Any]]] = []
-        for k, p in enumerate(points):
-            out.append(evaluate_point(p))
-            if on_done:
-                on_done(k + 1, len(points))
-        return [row for rows in out for row in rows]
-    if scheduler != "dask":
+    if scheduler not in ("dask", "sequential"):
         raise InputError("scheduler", f"must be 'dask' or 'sequential', got {scheduler!r}")
+    points = list(points)
+    done_keys = stored_cells(store, with_errors=not retry_errors) if store is not None else set()
+    todo = [p for p in points if p.key not in done_keys]
+    fresh: dict[str, list[dict[str, Any]]] = {}
+
+    def record(point: SweepPoint, rows: list[dict[str, Any]], k: int) -> None:
+        if store is not None:
+            write_rows(store, point.key, rows)
+        fresh[point.key] = rows
+        if on_done:
+            on_done(k, len(todo))
+
+    if scheduler == "sequential" or not todo:
+        for k, p in enumerate(todo, start=1):
+            record(p, evaluate_point(p), k)
+    else:
+        _run_dask(todo, address=address, n_workers=n_workers, record=record)
+    return _collect(points, fresh, store)
+
+
+def _run_dask(todo: list[SweepPoint], *, address: str | None, n_workers: int,
+              record: Callable[[SweepPoint, list[dict[str, Any]], int], None]) -> None:
     try:
         from dask.distributed import Client, LocalCluster, as_completed
-    except ImportError:  # pragma: no cover - dask is an optional extra
-        raise InputError("scheduler", "dask is not installed: pip install 'edgeopt[dask]'") from None
+    except ImportError:  # pragma: no cover - dask is a dependency
+        raise InputError("scheduler", "dask is not installed: pip install 'dask[distributed]'") from None
 
     cluster = None
     if address is None:
@@ -123,37 +315,84 @@ def run_sweep(
     else:
         client = Client(address)
     try:
-        futures = client.map(evaluate_point, list(points), pure=False)
+        futures = client.map(evaluate_point, todo, pure=False)
         index = {f.key: k for k, f in enumerate(futures)}
-        results: list[list[dict[str, Any]] | None] = [None] * len(points)
+        lost: list[str] = []
         for done, fut in enumerate(as_completed(futures), start=1):
-            results[index[fut.key]] = fut.result()
-            if on_done:
-                on_done(done, len(points))
-        return [row for rows in results if rows is not None for row in rows]
+            point = todo[index[fut.key]]
+            try:
+                rows = fut.result()
+            except Exception as exc:  # noqa: BLE001
+                # evaluate_point never raises, so this is the cluster's failure (KilledWorker: a task that
+                # kept killing workers, a lost connection): not stored, so that a rerun computes it
+                lost.append(f"seed {point.seed}: {_error_text(exc)}")
+                continue
+            record(point, rows, done)
+        if lost:
+            warnings.warn(f"{len(lost)} sweep point(s) failed on the cluster and were not stored (rerun to compute "
+                          f"them): {'; '.join(lost[:3])}", RuntimeWarning, stacklevel=3)
     finally:
         client.close()
         if cluster is not None:
             cluster.close()
 
 
+def _collect(points: list[SweepPoint], fresh: dict[str, list[dict[str, Any]]],
+             store: str | os.PathLike[str] | None) -> list[dict[str, Any]]:
+    stored: dict[str, list[dict[str, Any]]] = {}
+    missing = [p.key for p in points if p.key not in fresh]
+    if store is not None and missing:
+        import pyarrow.parquet as pq
+
+        for key in missing:
+            part = _part(Path(store), key)
+            if part.exists():  # rows in the order they were computed
+                stored[key] = [_plain(rec) for rec in pq.read_table(part, schema=_schema()).to_pylist()]
+    out = []
+    for p in points:
+        out.extend(fresh.get(p.key) or stored.get(p.key, []))
+    return out
+
+
+def _plain(rec: dict[str, Any]) -> dict[str, Any]:
+    """A DataFrame record as plain Python values (NaN/NA of a missing number -> None)."""
+    import math
+
+    out = {}
+    for k, v in rec.items():
+        if v is None or (isinstance(v, float) and math.isnan(v)):
+            out[k] = None
+        elif hasattr(v, "item"):
+            out[k] = v.item()
+        else:
+            try:
+                import pandas as pd
+
+                out[k] = None if v is pd.NA else v
+            except ImportError:  # pragma: no cover
+                out[k] = v
+    return out
+
+
 def summarise(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Per algorithm: count, mean and max ratio, share of valid results, mean runtime."""
+    """Per algorithm: count, mean and max ratio, share of valid results, mean runtime, errors."""
     by: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for r in rows:
         by.setdefault((r["family"], r["algorithm"]), []).append(r)
     out = []
     for (family, algo), rs in sorted(by.items()):
-        ratios = [r["ratio"] for r in rs if r["ratio"] is not None]
+        ok = [r for r in rs if not r.get("error")]
+        ratios = [r["ratio"] for r in ok if r["ratio"] is not None]
         out.append(
             {
                 "family": family,
                 "algorithm": algo,
                 "n": len(rs),
-                "valid": sum(r["valid"] for r in rs) / len(rs),
+                "errors": len(rs) - len(ok),
+                "valid": sum(bool(r["valid"]) for r in ok) / len(rs),
                 "mean_ratio": sum(ratios) / len(ratios) if ratios else None,
                 "max_ratio": max(ratios) if ratios else None,
-                "mean_runtime_s": sum(r["runtime_s"] for r in rs) / len(rs),
+                "mean_runtime_s": sum(r["runtime_s"] for r in ok) / len(ok) if ok else 0.0,
             }
         )
     return out

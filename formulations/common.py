@@ -14,11 +14,20 @@ match the HiGHS bundled in ortools 9.15; Pyomo's new HiGHS interface takes
 from __future__ import annotations
 
 import dataclasses
+import functools
+import gc
 import math
 import time
+from collections.abc import Callable
 from typing import Any
 
-from edgeopt.core import FamilySpec, ModelError, Result, Status
+# Imported here, before any deadline starts: `Deadline.guard` must never interrupt an extension
+# module's initialisation (a half-imported module stays broken for the rest of the process).
+import pyomo.environ  # noqa: F401
+from ortools.sat.python import cp_model
+from pyomo.contrib.solver.solvers import highs as _pyomo_highs  # noqa: F401
+
+from edgeopt.core import BuildTimeLimit, Deadline, FamilySpec, ModelError, Result, Status
 from edgeopt.core.family import instance_sha256
 
 #: Relative gap under which a MIP is called optimal.
@@ -53,13 +62,46 @@ def _finite(x: Any) -> float | None:
     return x if math.isfinite(x) else None
 
 
+#: Pyomo's translation of a model into HiGHS takes about as long as building it (measured 1.3x on
+#: the hetero small preset); HiGHS's own time limit starts after it, so a deadline's remaining time
+#: is shared: HiGHS gets what is left after this many build-times of translation.
+TRANSLATE_PER_BUILD = 1.3
+
+
+def _empty_pyomo(model: Any) -> SolverOutcome | None:
+    """The outcome of a model without variables (no jobs): its objective is a constant, optimal at once.
+
+    HiGHS answers such a model with status *unknown* and no solution, which is not an answer.
+    """
+    import pyomo.environ as pyo
+
+    if model.nvariables() > 0:
+        return None
+    objs = list(model.component_data_objects(pyo.Objective, active=True))
+    value = float(pyo.value(objs[0].expr)) if objs else 0.0
+    return SolverOutcome(Status.OPTIMAL, value, value, 0.0, "empty model (no variables)", True)
+
+
 def solve_pyomo(
-    model: Any, *, time_limit: float = 60.0, rel_gap: float = REL_GAP, threads: int = 1, tee: bool = False
+    model: Any, *, time_limit: float = 60.0, rel_gap: float = REL_GAP, threads: int = 1, tee: bool = False,
+    deadline: Deadline | None = None,
 ) -> SolverOutcome:
-    """Solve a Pyomo model with HiGHS; load the incumbent into the model if there is one."""
+    """Solve a Pyomo model with HiGHS; load the incumbent into the model if there is one.
+
+    With a ``deadline`` (started when the solve was asked for), HiGHS gets the time that is left after
+    building and translating the model, so ``time_limit`` bounds the whole call; a deadline already
+    spent raises `BuildTimeLimit`.
+    """
     from pyomo.contrib.solver.common.results import TerminationCondition as TC
     from pyomo.contrib.solver.solvers.highs import Highs
 
+    empty = _empty_pyomo(model)
+    if empty is not None:
+        return empty
+    if deadline is not None:
+        deadline.check("model building")
+        time_limit = min(time_limit, deadline.remaining() - TRANSLATE_PER_BUILD * deadline.elapsed())
+        time_limit = max(0.05, time_limit)
     t0 = time.perf_counter()
     res = Highs().solve(
         model,
@@ -93,19 +135,59 @@ def solve_pyomo(
 
 
 def solve_cpsat(
-    model: Any, *, time_limit: float = 60.0, workers: int = 2, rel_gap: float = 0.0, log: bool = False
+    model: Any, *, time_limit: float = 60.0, workers: int = 2, rel_gap: float = 0.0, log: bool = False,
+    deadline: Deadline | None = None,
 ) -> tuple[SolverOutcome, Any]:
-    """Solve a CP-SAT model. Returns the outcome and the solver (to read values from)."""
-    from ortools.sat.python import cp_model
+    """Solve a CP-SAT model. Returns the outcome and the solver (to read values from).
 
+    CP-SAT would catch Ctrl-C itself and return its incumbent as if the time limit had been hit,
+    hiding the interruption. So its own SIGINT handler is off and the search runs in a helper
+    thread while this one waits: Ctrl-C (or SIGTERM turned into an exception by the CLI) reaches
+    Python here, stops the search, and is re-raised, so the caller writes nothing (exit 130).
+    With a ``deadline``, the search gets only the time left of it.
+    """
+    import threading
+
+
+    if deadline is not None:
+        deadline.check("model building")
+        time_limit = max(0.05, min(time_limit, deadline.remaining()))
     solver = cp_model.CpSolver()
     solver.parameters.max_time_in_seconds = float(time_limit)
     solver.parameters.num_workers = int(workers)
     solver.parameters.relative_gap_limit = float(rel_gap)
     solver.parameters.log_search_progress = log
+    solver.parameters.catch_sigint_signal = False
+    # interleaved search is CP-SAT's deterministic multi-worker mode: two solves of one instance give the
+    # same schedule (the README's promise: only the timing fields differ)
+    solver.parameters.interleave_search = True
+    box: dict[str, Any] = {}
+
+    def search() -> None:
+        try:
+            box["code"] = solver.solve(model)
+        except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
+            box["error"] = exc
+
     t0 = time.perf_counter()
-    code = solver.solve(model)
+    worker = threading.Thread(target=search, name="cpsat-search", daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(0.05)
+    except BaseException:
+        solver.stop_search()
+        worker.join()
+        # Release CP-SAT now: kept alive by the traceback's frames until interpreter shutdown, its
+        # destructor runs after the runtime is gone and aborts the process (std::terminate, exit -6).
+        solver = None
+        box.clear()
+        gc.collect()
+        raise
     runtime = max(0.0, time.perf_counter() - t0)
+    if "error" in box:
+        raise box["error"]
+    code = box["code"]
     has = code in (cp_model.OPTIMAL, cp_model.FEASIBLE)
     obj = solver.objective_value if has else None
     bound = _finite(solver.best_objective_bound) if code != cp_model.INFEASIBLE else None
@@ -119,6 +201,15 @@ def solve_cpsat(
     else:
         raise ModelError(f"CP-SAT ended with {solver.status_name(code)}: {model.validate()}")
     return SolverOutcome(status, obj, bound, runtime, solver.status_name(code), has), solver
+
+
+def time_limit_result(family: FamilySpec | str, instance: Any, algorithm: str, reason: str,
+                      runtime_s: float) -> Result:
+    """Status ``time_limit`` with no incumbent and no bound: the deadline passed before a solver ran."""
+    name = family if isinstance(family, str) else family.name
+    return Result(family=name, algorithm=algorithm, status=Status.TIME_LIMIT, objective=None, bound=None,
+                  runtime_s=runtime_s, schedule=None, instance_sha256=instance_sha256(instance),
+                  extra={"reason": reason})
 
 
 def finish(
@@ -138,7 +229,16 @@ def finish(
     """
     extra = dict(extra or {})
     extra.setdefault("solver_message", outcome.message)
-    extra["build_s"] = round(build_s, 6)
+    # every wall-clock time in one place (Result.runtime_s and extra["timings"]): nothing else differs
+    # between two runs of the same solve
+    timings = dict(extra.pop("timings", {}))
+    timings["build_s"] = round(build_s, 6)
+    timings["solve_s"] = round(outcome.runtime_s, 6)
+    for key in ("build_s", "solve_s"):
+        extra.pop(key, None)
+    extra["timings"] = timings
+    if outcome.status == Status.INFEASIBLE:
+        extra.setdefault("reason", f"the solver proved the exact model infeasible ({outcome.message})")
     objective = None
     sched_dict = None
     if schedule is not None:
@@ -169,3 +269,26 @@ def finish(
         instance_sha256=instance_sha256(instance),
         extra=extra,
     )
+
+
+def deadline_bounded(family: str, method: str) -> Callable[[Callable[..., Result]], Callable[..., Result]]:
+    """Make ``solve(instance, *, time_limit, deadline, **options)`` honour ``time_limit`` for the whole call.
+
+    The wrapper starts the `Deadline` on entry and hands it to the solve function, which builds its
+    model inside ``deadline.guard()`` and passes ``deadline=`` to `solve_pyomo` / `solve_cpsat`. A
+    deadline that passes before the solver ran becomes status ``time_limit`` with no incumbent and the
+    reason, instead of a model that keeps building.
+    """
+
+    def deco(fn: Callable[..., Result]) -> Callable[..., Result]:
+        @functools.wraps(fn)
+        def wrapper(instance: Any, *, time_limit: float = 60.0, **options: Any) -> Result:
+            deadline = Deadline(time_limit)
+            try:
+                return fn(instance, time_limit=time_limit, deadline=deadline, **options)
+            except BuildTimeLimit as exc:
+                return time_limit_result(family, instance, method, str(exc), deadline.elapsed())
+
+        return wrapper
+
+    return deco

@@ -22,10 +22,16 @@ def cli(*args: str) -> int:
 
 
 def one_line_error(capsys) -> str:
+    """The one-line summary of an error; when the input had several errors, each follows on its own
+    indented line (``  field: message``), the first repeating the summary's."""
     err = capsys.readouterr().err.strip()
     assert err.startswith("error: "), err
-    assert "\n" not in err and "Traceback" not in err, err
-    return err
+    assert "Traceback" not in err, err
+    first, *details = err.splitlines()
+    if details:
+        assert all(line.startswith(("  instance", "  result")) for line in details), err
+        assert first.removeprefix("error: ").startswith(details[0].strip()), err
+    return first
 
 
 @pytest.mark.parametrize(

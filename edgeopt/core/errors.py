@@ -6,6 +6,8 @@ message and exit code 2. It always names the offending field.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 
 class InputError(ValueError):
     """Bad input: an unreadable file, a schema error, an unknown name.
@@ -14,12 +16,17 @@ class InputError(ValueError):
         field: dotted path of the offending field (``jobs.3.epochs``), or a
             short name of the input (``instance``, ``algorithm``).
         message: what is wrong, in one line.
+        details: when the input has several errors, all of them as ``field: message`` lines (the
+            first one is ``field``/``message``); the CLI prints them one per line under the summary.
     """
 
-    def __init__(self, field: str, message: str) -> None:
+    def __init__(self, field: str, message: str, *, details: Sequence[str] = ()) -> None:
         self.field = field
         self.message = message
-        super().__init__(f"{field}: {message}")
+        #: every error found (``field: message`` each, the first being this one), when several
+        self.details = list(details)
+        more = f" (and {len(self.details) - 1} more error(s))" if len(self.details) > 1 else ""
+        super().__init__(f"{field}: {message}{more}")
 
 
 class ModelError(RuntimeError):

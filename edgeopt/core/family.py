@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -89,38 +90,144 @@ class FamilySpec:
         )
 
     def check_result(self, instance: pydantic.BaseModel, result: Result) -> list[Violation]:
-        """Every way ``result`` disagrees with ``instance``: its schedule's violations,
-        a stated objective that is not the schedule's, a result of another instance."""
+        """Every way ``result`` disagrees with ``instance``, i.e. every claim in it that does not hold.
+
+        Checked: the family and instance hash; the schedule against the family's validator; the
+        stated objective against the schedule's; the bound (never above the objective, and no
+        bound at all from a registered algorithm, which proves nothing); the status (an algorithm
+        returns ``feasible`` or ``partial``, ``partial`` lists its rejected jobs, every listed id
+        is a job of the instance); an ``infeasible`` claim carries a reason, and it is refuted
+        when a rejected job is scheduled alone on the idle cluster by one of the family's
+        algorithms, or when an algorithm schedules every job (`refute_infeasible`).
+        A validator or objective that cannot even read the schedule (a job id that does not exist)
+        is reported as a violation, never a traceback.
+        """
         out: list[Violation] = []
         if result.family != self.name:
             out.append(Violation("result", f"result of family {result.family!r}, instance of {self.name!r}"))
             return out
         if result.instance_sha256 != instance_sha256(instance):
             out.append(Violation("result", "instance_sha256 does not match this instance"))
+        out.extend(self._check_claims(instance, result))
         if result.schedule is None:
-            if result.status in (Status.OPTIMAL, Status.FEASIBLE):
+            if result.status in (Status.OPTIMAL, Status.FEASIBLE, Status.PARTIAL):
                 out.append(Violation("result", f"status {result.status.value} but no schedule"))
+            if result.objective is not None:
+                out.append(Violation("objective", f"stated {result.objective} without a schedule"))
             return out
+        if result.status == Status.INFEASIBLE:
+            out.append(Violation("result", "status infeasible but a schedule is given"))
         schedule = self.parse_schedule(result.schedule)
-        out.extend(self.validate(instance, schedule))
-        actual = float(self.objective(instance, schedule))
+        try:
+            violations = list(self.validate(instance, schedule))
+        except Exception as exc:  # noqa: BLE001 - a schedule the validator cannot read is invalid
+            return [*out, Violation("schedule", f"cannot be checked: {exc.__class__.__name__}: {exc}")]
+        out.extend(violations)
+        if violations:
+            return out  # the objective of an invalid schedule may not even be defined
+        try:
+            actual = float(self.objective(instance, schedule))
+        except Exception as exc:  # noqa: BLE001
+            return [*out, Violation("objective", f"cannot be computed: {exc.__class__.__name__}: {exc}")]
         if result.objective is None or abs(result.objective - actual) > 1e-6 * max(1.0, abs(actual)):
             out.append(Violation("objective", f"stated {result.objective}, schedule gives {actual}"))
         return out
 
+    def _check_claims(self, instance: pydantic.BaseModel, result: Result) -> list[Violation]:
+        from edgeopt.core.registry import registered
+
+        out: list[Violation] = []
+        n_jobs = len(getattr(instance, "jobs", []) or [])
+        obj, bound = result.objective, result.bound
+        if bound is not None and obj is not None and bound > obj + 1e-6 * max(1.0, abs(obj)):
+            out.append(Violation("bound", f"bound {bound} is above the objective {obj}: a lower bound cannot be"))
+        algo = registered(self.name).get(result.algorithm)
+        if algo is not None:
+            if bound is not None:
+                out.append(Violation("bound", f"algorithm {result.algorithm!r} proves no bound, yet states {bound}"))
+            if result.status not in (Status.FEASIBLE, Status.PARTIAL):
+                out.append(Violation("status", f"algorithm {result.algorithm!r} cannot claim "
+                                               f"{result.status.value} (only feasible or partial)"))
+        rejected = result.rejected
+        unknown = [j for j in rejected if not 0 <= j < n_jobs]
+        if unknown:
+            out.append(Violation("rejected", f"names jobs that do not exist: {unknown[:5]}"))
+        if result.status == Status.PARTIAL and not rejected:
+            out.append(Violation("status", "partial but extra.rejected lists no job"))
+        if result.status.complete and rejected:
+            out.append(Violation("status", f"{result.status.value} but jobs {rejected[:5]} are rejected"))
+        if result.status == Status.INFEASIBLE:
+            reason = result.extra.get("reason")
+            if not (isinstance(reason, str) and reason.strip()) and not rejected:
+                out.append(Violation("status", "infeasible without a reason (extra.reason) or rejected jobs"))
+            elif n_jobs == 0:
+                out.append(Violation("status", "infeasible, but an instance without jobs is trivially feasible"))
+            else:
+                out.extend(refute_infeasible(self, instance, [j for j in rejected if j not in unknown]))
+        return out
 
 def instance_sha256(instance: pydantic.BaseModel) -> str:
     """Hash of an instance's canonical JSON (what `Result.instance_sha256` holds)."""
     return sha256_of(instance.model_dump(mode="json"))
 
 
+_FIELD_PREFIX = re.compile(r"^([A-Za-z_][\w]*(?:\.\w+)+): ")
+
+
 def parse_model(cls: type[pydantic.BaseModel], data: Any, *, root: str) -> Any:
-    """Validate ``data`` into ``cls``; the first error becomes an `InputError` naming its field."""
+    """Validate ``data`` into ``cls``; errors become one `InputError` naming the first field and listing all."""
     try:
         return cls.model_validate(data)
     except pydantic.ValidationError as exc:
-        err = exc.errors()[0]
-        loc = ".".join(str(p) for p in (root, *err["loc"]))
-        msg = err["msg"]
-        msg = msg.removeprefix("Value error, ")
-        raise InputError(loc, msg) from None
+        lines = []
+        for err in exc.errors():
+            loc = ".".join(str(p) for p in (root, *err["loc"]))
+            msg = str(err["msg"]).removeprefix("Value error, ").replace("\n", " ")
+            # a model-level validator names the field at the start of its message ("jobs.3.arrival: ...")
+            field = _FIELD_PREFIX.match(msg)
+            if field:
+                loc, msg = f"{loc}.{field.group(1)}", msg[field.end():]
+            lines.append((loc, msg))
+        loc, msg = lines[0]
+        raise InputError(loc, msg, details=[f"{lo}: {m}" for lo, m in lines]) from None
+    except RecursionError:
+        raise InputError(root, "nested too deeply") from None
+
+
+def _complete_by_some_algorithm(spec: FamilySpec, instance: pydantic.BaseModel) -> str | None:
+    """The name of a (non-relaxed) registered algorithm that schedules every job validly, if any."""
+    from edgeopt.core.registry import registered
+
+    for name, algo in registered(spec.name).items():
+        if algo.relaxed:
+            continue
+        try:
+            res = algo(instance, seed=0)
+            if res.status.complete and res.schedule is not None and not spec.validate(
+                    instance, spec.parse_schedule(res.schedule)):
+                return name
+        except Exception:  # noqa: BLE001, S112 - an algorithm that fails refutes nothing
+            continue
+    return None
+
+
+def refute_infeasible(spec: FamilySpec, instance: pydantic.BaseModel, rejected: Sequence[int]) -> list[Violation]:
+    """Evidence against an ``infeasible`` claim, from the family's own algorithms (so it works for every
+    family): a rejected job that one of them schedules alone on the idle cluster, or a valid
+    schedule of every job. Empty when nothing refutes the claim (it may still be wrong)."""
+    out: list[Violation] = []
+    jobs = list(getattr(instance, "jobs", []) or [])
+    for j in list(rejected)[:20]:
+        try:
+            alone = instance.model_copy(update={"jobs": [jobs[j].model_copy(update={"id": 0})]})
+        except Exception:  # noqa: BLE001, S112 - a family whose jobs do not renumber like this
+            continue
+        name = _complete_by_some_algorithm(spec, alone)
+        if name is not None:
+            out.append(Violation("infeasible", f"rejected job fits alone on the idle cluster ({name} schedules it)",
+                                 job=j))
+    if not out and len(jobs) <= 500:
+        name = _complete_by_some_algorithm(spec, instance)
+        if name is not None:
+            out.append(Violation("infeasible", f"claimed infeasible, but {name} schedules every job validly"))
+    return out

@@ -10,6 +10,7 @@ import hashlib
 import json
 import math
 import os
+import re
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -115,7 +116,31 @@ def read_json(path: str | os.PathLike[str], *, what: str = "file") -> Any:
         raise InputError(what, f"file not found: {p}") from None
     except (OSError, EOFError, UnicodeDecodeError) as exc:
         raise InputError(what, f"cannot read {p}: {exc.__class__.__name__}") from None
+    return loads(text, what=what, name=str(p))
+
+
+#: Deepest nesting of arrays/objects a file may have: every family's data is a few levels deep,
+#: and Python's JSON decoder and pydantic recurse once per level (a RecursionError past ~1000).
+MAX_DEPTH = 64
+
+
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
+def _depth_ok(text: str, limit: int = MAX_DEPTH) -> bool:
+    """Whether no array/object in ``text`` nests deeper than ``limit`` (brackets inside strings ignored)."""
+    raw = np.frombuffer(_STRING.sub("", text).encode(), dtype=np.uint8)
+    step = np.isin(raw, (ord("["), ord("{"))).astype(np.int64) - np.isin(raw, (ord("]"), ord("}")))
+    return raw.size == 0 or int(np.cumsum(step).max()) <= limit
+
+
+def loads(text: str, *, what: str = "file", name: str = "input") -> Any:
+    """Parse JSON text; malformed or too deeply nested text becomes an `InputError` named ``what``."""
+    if text.count("[") + text.count("{") > MAX_DEPTH and not _depth_ok(text):
+        raise InputError(what, f"{name} nests arrays/objects deeper than {MAX_DEPTH} levels")
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InputError(what, f"{p} is not valid JSON (line {exc.lineno}, column {exc.colno})") from None
+        raise InputError(what, f"{name} is not valid JSON (line {exc.lineno}, column {exc.colno})") from None
+    except (RecursionError, ValueError) as exc:  # ValueError: e.g. an integer with too many digits
+        raise InputError(what, f"{name} cannot be decoded: {exc.__class__.__name__}: {exc}"[:300]) from None

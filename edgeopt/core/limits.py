@@ -14,9 +14,14 @@ the size and what to do, instead of building a model that cannot fit.
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import dataclasses
+import logging
 import math
+import threading
 import time
+from collections.abc import Iterator
 
 from edgeopt.core.errors import InputError
 
@@ -52,6 +57,59 @@ class Deadline:
         """Raise `BuildTimeLimit` if the deadline has passed."""
         if self.expired():
             raise BuildTimeLimit(f"time limit of {self.time_limit:g} s reached during {what}")
+
+    @contextlib.contextmanager
+    def guard(self, what: str = "model building", *, quiet: tuple[str, ...] = ("pyomo.core",)) -> Iterator[None]:
+        """Raise `BuildTimeLimit` inside the ``with`` block as soon as the deadline passes.
+
+        For Python code that has no `check` calls of its own (Pyomo's rule-based constraint
+        construction, CP-SAT model building): a timer thread raises the exception asynchronously
+        in the calling thread (CPython's ``PyThreadState_SetAsyncExc``; any thread, so it works in
+        Dask workers too). It lands at the next Python bytecode, so a block that is inside a
+        long C call (a solver run) is interrupted only when that call returns: never guard the
+        solver's own run, give it `remaining` instead, and import extension modules before the
+        block (an import interrupted half-way leaves a broken module behind). The loggers named in ``quiet`` (Pyomo logs an
+        interrupted rule as an ERROR) are held at CRITICAL inside the block.
+        """
+        tid = threading.get_ident()
+        lock = threading.Lock()
+        state = {"active": True, "fired": False}
+
+        def fire() -> None:
+            with lock:
+                if state["active"]:
+                    state["fired"] = True
+                    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(tid), ctypes.py_object(_AsyncBuildTimeLimit))
+
+        timer = threading.Timer(max(0.0, self.time_limit - self.elapsed()), fire)
+        timer.daemon = True
+        loggers = [logging.getLogger(name) for name in quiet]
+        levels = [lg.level for lg in loggers]
+        for lg in loggers:
+            lg.setLevel(logging.CRITICAL)
+        timer.start()
+        try:
+            yield
+        except _AsyncBuildTimeLimit:
+            raise BuildTimeLimit(f"time limit of {self.time_limit:g} s reached during {what}") from None
+        except Exception as exc:
+            # library code may wrap the asynchronous exception in its own (pybind11 turns it into
+            # "ImportError: initialization failed"): once fired, any error is the deadline's
+            if state["fired"]:
+                raise BuildTimeLimit(f"time limit of {self.time_limit:g} s reached during {what}") from exc
+            raise
+        finally:
+            with lock:
+                state["active"] = False
+                timer.cancel()
+                if state["fired"]:  # fired but maybe not delivered yet: withdraw it
+                    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(tid), None)
+            for lg, level in zip(loggers, levels, strict=True):
+                lg.setLevel(level)
+
+
+class _AsyncBuildTimeLimit(BuildTimeLimit):
+    """The exception `Deadline.guard` raises asynchronously (takes no arguments, as CPython requires)."""
 
 
 @dataclasses.dataclass(frozen=True)

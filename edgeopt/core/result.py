@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import math
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -55,7 +56,11 @@ class Result:
         status: see `Status`.
         objective: the family's objective of ``schedule`` (None if no schedule).
         bound: a proven lower bound on the optimum (minimisation), or None.
-        runtime_s: wall-clock seconds spent producing the result.
+        runtime_s: wall-clock seconds spent producing the result. With ``extra["timings"]`` (a
+            dict of named phases in seconds, e.g. ``build_s``, ``solve_s``) these are the ONLY fields
+            that differ between two runs of the same deterministic call (every algorithm, and an
+            exact model that ends by proof; a run stopped by its time limit depends on the machine's
+            speed): everything else is byte-identical (`masked_timings` blanks them for comparisons).
         schedule: the family's schedule as JSON-able data (its pydantic model dumped).
         instance_sha256: hash of the canonical JSON of the instance solved.
         extra: anything else worth keeping (rejected jobs, duals, solver log
@@ -74,8 +79,8 @@ class Result:
 
     def __post_init__(self) -> None:
         self.status = Status(self.status)
-        if self.runtime_s < 0:
-            raise ValueError(f"runtime_s must be >= 0, got {self.runtime_s}")
+        if not (self.runtime_s >= 0 and math.isfinite(self.runtime_s)):
+            raise ValueError(f"runtime_s must be a finite number >= 0, got {self.runtime_s}")
 
     @property
     def rejected(self) -> list[int]:
@@ -105,6 +110,7 @@ class Result:
 
     @classmethod
     def from_dict(cls, data: Any) -> Result:
+        """Read a result's JSON data; every field is type-checked (InputError naming it, exit 2)."""
         if not isinstance(data, dict):
             raise InputError("result", "a result file must hold a JSON object")
         names = {f.name for f in dataclasses.fields(cls)}
@@ -116,23 +122,35 @@ class Result:
             raise InputError(f"result.{unknown[0]}", "unknown field")
         try:
             status = Status(data["status"])
-        except ValueError:
+        except (ValueError, TypeError):
             raise InputError("result.status", f"must be one of {[s.value for s in Status]}") from None
+        for key in ("family", "algorithm", "instance_sha256"):
+            if not isinstance(data[key], str):
+                raise InputError(f"result.{key}", "must be a string")
         for key in ("objective", "bound"):
-            if data[key] is not None and not isinstance(data[key], (int, float)):
-                raise InputError(f"result.{key}", "must be a number or null")
+            x = data[key]
+            if x is not None and (isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x)):
+                raise InputError(f"result.{key}", f"must be a finite number or null, got {x!r}")
+        rt = data["runtime_s"]
+        if isinstance(rt, bool) or not isinstance(rt, (int, float)) or not math.isfinite(rt) or rt < 0:
+            raise InputError("result.runtime_s", f"must be a finite number >= 0, got {rt!r}")
         if data["schedule"] is not None and not isinstance(data["schedule"], dict):
             raise InputError("result.schedule", "must be an object or null")
-        return cls(**{**data, "status": status})
+        extra = data.get("extra", {})
+        if not isinstance(extra, dict):
+            raise InputError("result.extra", "must be an object")
+        rejected = extra.get("rejected", [])
+        if not isinstance(rejected, list) or not all(isinstance(j, int) and not isinstance(j, bool)
+                                                      for j in rejected):
+            raise InputError("result.extra.rejected", "must be a list of job ids (integers)")
+        return cls(**{**data, "status": status, "extra": extra})
 
     def to_json(self, *, indent: int | None = 2) -> str:
         return jsonio.dumps(self.to_dict(), indent=indent)
 
     @classmethod
     def from_json(cls, text: str) -> Result:
-        import json
-
-        return cls.from_dict(json.loads(text))
+        return cls.from_dict(jsonio.loads(text, what="result"))
 
     def save(self, path: str, *, indent: int | None = None) -> None:
         """Write the result as compact JSON (``indent=None``); gzip-compressed when ``path`` ends in ``.gz``."""
@@ -166,3 +184,15 @@ def stopwatch() -> Iterator[list[float]]:
         yield box
     finally:
         box[0] = max(0.0, time.perf_counter() - t0)
+
+
+#: Where a result keeps wall-clock times (the only fields allowed to differ between two equal runs).
+TIMING_FIELDS = ("runtime_s", "extra.timings")
+
+
+def masked_timings(data: dict[str, Any]) -> dict[str, Any]:
+    """A copy of a result's dict with its timing fields (`TIMING_FIELDS`) blanked, for comparing runs."""
+    out = {**data, "runtime_s": 0.0}
+    if isinstance(out.get("extra"), dict) and "timings" in out["extra"]:
+        out["extra"] = {**out["extra"], "timings": {}}
+    return out

@@ -35,13 +35,14 @@ Interpretations of the generator ranges (Sec. VI) are written in `generate` and 
 from __future__ import annotations
 
 import math
-from typing import Literal
+from typing import Annotated, Literal
 
 import numpy as np
 import pydantic
 from pydantic import Field
 
 from edgeopt.core import InputError
+from edgeopt.core import bounds as B
 
 #: Tolerance subtracted before the ceiling of a duration, so that an exact
 #: integer quotient computed in floating point is not rounded up.
@@ -58,11 +59,11 @@ class Server(pydantic.BaseModel):
         ps: ``P_sv`` for every PS type ``v`` (length V).
     """
 
-    model_config = pydantic.ConfigDict(extra="forbid", frozen=True)
+    model_config = pydantic.ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     is_cloud: bool = False
-    workers: list[int] = Field(min_length=1)
-    ps: list[int] = Field(min_length=1)
+    workers: list[Annotated[int, Field(le=B.MAX_COUNT)]] = Field(min_length=1)
+    ps: list[Annotated[int, Field(le=B.MAX_COUNT)]] = Field(min_length=1)
 
     @pydantic.field_validator("workers", "ps")
     @classmethod
@@ -76,20 +77,20 @@ class Server(pydantic.BaseModel):
 class Job(pydantic.BaseModel):
     """One ML training job (Table I's notation in brackets)."""
 
-    model_config = pydantic.ConfigDict(extra="forbid", frozen=True)
+    model_config = pydantic.ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
-    id: int = Field(ge=0, description="job index, equal to its position in `jobs`")
-    arrival: int = Field(ge=0, description="a_j, slot of arrival")
-    worker_type: int = Field(ge=0, description="u_j, 0-based worker type")
-    ps_type: int = Field(ge=0, description="v_j, 0-based PS type")
-    epochs: int = Field(ge=1, description="E_j")
-    chunks: int = Field(ge=1, description="D_j, data chunks; at most D_j workers (2a)")
-    minibatches_per_chunk: int = Field(ge=1, description="M_j")
-    worker_time_slots: float = Field(gt=0, description="n_j, slots a worker needs per mini-batch")
-    ps_time_slots: float = Field(ge=0, description="H_j, slots the PS needs per mini-batch update")
-    gradient_size_mb: float = Field(ge=0, description="k_j, gradient/parameter size in MB")
-    bandwidth_mbps: float = Field(gt=0, description="B_j, worker-PS bandwidth in Mbit/s")
-    upload_delay_slots: list[int] = Field(description="Delta_js for every server s")
+    id: int = Field(ge=0, le=B.MAX_JOBS, description="job index, equal to its position in `jobs`")
+    arrival: int = Field(ge=0, le=B.MAX_HORIZON, description="a_j, slot of arrival (< horizon)")
+    worker_type: int = Field(ge=0, le=B.MAX_COUNT, description="u_j, 0-based worker type")
+    ps_type: int = Field(ge=0, le=B.MAX_COUNT, description="v_j, 0-based PS type")
+    epochs: int = Field(ge=1, le=B.MAX_COUNT, description="E_j")
+    chunks: int = Field(ge=1, le=B.MAX_COUNT, description="D_j, data chunks; at most D_j workers (2a)")
+    minibatches_per_chunk: int = Field(ge=1, le=B.MAX_COUNT, description="M_j")
+    worker_time_slots: float = Field(gt=0, le=B.MAX_SLOTS_PER_STEP, description="n_j, slots a worker needs per mini-batch")
+    ps_time_slots: float = Field(ge=0, le=B.MAX_SLOTS_PER_STEP, description="H_j, slots the PS needs per mini-batch update")
+    gradient_size_mb: float = Field(ge=0, le=B.MAX_MB, description="k_j, gradient/parameter size in MB")
+    bandwidth_mbps: float = Field(ge=B.MIN_MBPS, le=B.MAX_MBPS, description="B_j, worker-PS bandwidth in Mbit/s")
+    upload_delay_slots: list[Annotated[int, Field(le=B.MAX_HORIZON)]] = Field(description="Delta_js for every server s")
 
     @pydantic.field_validator("upload_delay_slots")
     @classmethod
@@ -119,13 +120,13 @@ class Instance(pydantic.BaseModel):
     and ``end <= horizon``.
     """
 
-    model_config = pydantic.ConfigDict(extra="forbid", frozen=True)
+    model_config = pydantic.ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     family: Literal["edgecloud"] = "edgecloud"
-    horizon: int = Field(ge=1, description="T, number of slots")
-    slot_seconds: float = Field(gt=0, description="length of one slot in seconds (3600 in Sec. VI)")
-    servers: list[Server] = Field(min_length=1)
-    jobs: list[Job] = Field(default_factory=list)
+    horizon: int = Field(ge=1, le=B.MAX_HORIZON, description="T, number of slots")
+    slot_seconds: float = Field(ge=B.MIN_SLOT_SECONDS, le=B.MAX_SLOT_SECONDS, description="length of one slot in seconds (3600 in Sec. VI)")
+    servers: list[Server] = Field(min_length=1, max_length=B.MAX_SERVERS)
+    jobs: list[Job] = Field(default_factory=list, max_length=B.MAX_JOBS)
 
     @pydantic.model_validator(mode="after")
     def _shapes(self) -> Instance:
@@ -140,6 +141,8 @@ class Instance(pydantic.BaseModel):
         for k, job in enumerate(self.jobs):
             if job.id != k:
                 raise ValueError(f"jobs.{k}.id: is {job.id}, must equal its position {k}")
+            if job.arrival >= self.horizon:
+                raise ValueError(f"jobs.{k}.arrival: {job.arrival} is not inside the horizon (must be < {self.horizon})")
             if job.worker_type >= U:
                 raise ValueError(f"jobs.{k}.worker_type: {job.worker_type} out of range [0, {U})")
             if job.ps_type >= V:

@@ -39,13 +39,14 @@ models; see also /work/coord/hetero.md):
 from __future__ import annotations
 
 import math
-from typing import Literal
+from typing import Annotated, Literal
 
 import numpy as np
 import pydantic
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from edgeopt.core import InputError
+from edgeopt.core import bounds as B
 
 BANDWIDTH = "bw_mbps"
 Architecture = Literal["ps", "ring_allreduce"]
@@ -54,9 +55,10 @@ Architecture = Literal["ps", "ring_allreduce"]
 class Server(BaseModel):
     """A physical server h with capacity C_h^r per resource r."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
     name: str = ""
-    capacity: list[float] = Field(description="C_h^r, one entry per resource, >= 0")
+    capacity: list[Annotated[float, Field(ge=0, le=B.MAX_CAPACITY)]] = Field(
+        description="C_h^r, one entry per resource, 0 .. MAX_CAPACITY")
 
     @pydantic.field_validator("capacity")
     @classmethod
@@ -70,10 +72,11 @@ class Server(BaseModel):
 class NodeType(BaseModel):
     """A worker type m (demand e_m^r, bandwidth b_m) or a PS type p (z_p^r, B_p)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
     name: str = ""
-    demand: list[float] = Field(description="resource demand per node, one entry per resource, >= 0")
-    bandwidth_mbps: float = Field(gt=0, description="b_m (workers) or B_p (PSs), Mbit/s")
+    demand: list[Annotated[float, Field(ge=0, le=B.MAX_CAPACITY)]] = Field(
+        description="resource demand per node, one entry per resource, 0 .. MAX_CAPACITY")
+    bandwidth_mbps: float = Field(ge=B.MIN_MBPS, le=B.MAX_MBPS, description="b_m (workers) or B_p (PSs), Mbit/s")
 
     @pydantic.field_validator("demand")
     @classmethod
@@ -89,17 +92,19 @@ class NodeType(BaseModel):
 class Job(BaseModel):
     """A training job j."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    id: int = Field(ge=0)
-    arrival: int = Field(ge=0, description="a_j, slot")
-    weight: float = Field(gt=0, description="w_j")
-    epochs: int = Field(ge=1, description="E_j")
-    chunks: int = Field(ge=1, description="D_j, also the most workers the job may use (2g)")
-    minibatches_per_chunk: int = Field(ge=1, description="K_j")
-    minibatch_time_slots: list[float] = Field(description="v_jm, one per worker type, slots, > 0")
-    ps_update_time_slots: list[float] = Field(description="U_j^p, one per PS type, slots, >= 0")
-    allreduce_time_slots: float = Field(default=0.0, ge=0, description="U_j of eq. (14), slots")
-    gradient_size_mb: float = Field(ge=0, description="pi_j, MB")
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+    id: int = Field(ge=0, le=B.MAX_JOBS)
+    arrival: int = Field(ge=0, le=B.MAX_HORIZON, description="a_j, slot (< horizon)")
+    weight: float = Field(gt=0, le=B.MAX_WEIGHT, description="w_j")
+    epochs: int = Field(ge=1, le=B.MAX_COUNT, description="E_j")
+    chunks: int = Field(ge=1, le=B.MAX_COUNT, description="D_j, also the most workers the job may use (2g)")
+    minibatches_per_chunk: int = Field(ge=1, le=B.MAX_COUNT, description="K_j")
+    minibatch_time_slots: list[Annotated[float, Field(gt=0, le=B.MAX_SLOTS_PER_STEP)]] = Field(
+        description="v_jm, one per worker type, slots, > 0")
+    ps_update_time_slots: list[Annotated[float, Field(ge=0, le=B.MAX_SLOTS_PER_STEP)]] = Field(
+        description="U_j^p, one per PS type, slots, >= 0")
+    allreduce_time_slots: float = Field(default=0.0, ge=0, le=B.MAX_SLOTS_PER_STEP, description="U_j of eq. (14), slots")
+    gradient_size_mb: float = Field(ge=0, le=B.MAX_MB, description="pi_j, MB")
 
     @pydantic.field_validator("minibatch_time_slots")
     @classmethod
@@ -126,16 +131,17 @@ class Job(BaseModel):
 class Instance(BaseModel):
     """A hetero instance: servers, worker and PS types, jobs."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
     family: Literal["hetero"] = "hetero"
-    horizon: int = Field(ge=1, description="T, number of slots")
+    horizon: int = Field(ge=1, le=B.MAX_HORIZON, description="T, number of slots")
     architecture: Architecture = "ps"
-    slot_seconds: float = Field(default=3600.0, gt=0, description="length of a slot in seconds")
+    slot_seconds: float = Field(default=3600.0, ge=B.MIN_SLOT_SECONDS, le=B.MAX_SLOT_SECONDS,
+                                 description="length of a slot in seconds")
     resources: list[str] = Field(min_length=1, description="resource names, e.g. gpu, cpu, mem_gb, bw_mbps")
-    servers: list[Server] = Field(min_length=1)
+    servers: list[Server] = Field(min_length=1, max_length=B.MAX_SERVERS)
     worker_types: list[NodeType] = Field(min_length=1)
     ps_types: list[NodeType] = Field(default_factory=list)
-    jobs: list[Job] = Field(default_factory=list)
+    jobs: list[Job] = Field(default_factory=list, max_length=B.MAX_JOBS)
 
     @model_validator(mode="after")
     def _shapes(self) -> Instance:
@@ -160,6 +166,8 @@ class Instance(BaseModel):
         for k, j in enumerate(self.jobs):
             if j.id != k:
                 raise ValueError(f"jobs.{k}.id: must equal its position {k}, got {j.id}")
+            if j.arrival >= self.horizon:
+                raise ValueError(f"jobs.{k}.arrival: {j.arrival} is not inside the horizon (must be < {self.horizon})")
             if len(j.minibatch_time_slots) != M:
                 raise ValueError(
                     f"jobs.{k}.minibatch_time_slots: has {len(j.minibatch_time_slots)} entries, expected {M} "

@@ -51,12 +51,13 @@ models; also written in /work/coord/preemptive.md):
 from __future__ import annotations
 
 import math
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from edgeopt.core import InputError
+from edgeopt.core import bounds as B
 
 PRESETS = ("small", "testbed", "paper", "paper_edge")
 
@@ -92,12 +93,12 @@ TABLE_II: tuple[tuple[str, str, int, int, float], ...] = (
 class Server(BaseModel):
     """An edge server (workers and PSs listed) or the cloud (unlimited workers and PSs)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
     name: str = ""
     is_cloud: bool = False
-    workers: list[int] = Field(default_factory=list, description="type of each worker (edge); empty for the cloud")
-    ps: int = Field(default=0, ge=0, description="number of PSs (edge); 0 for the cloud (unlimited)")
-    storage_mb: float | None = Field(default=None, gt=0, description="U_s (Sec. VI); None: unlimited")
+    workers: list[Annotated[int, Field(le=B.MAX_COUNT)]] = Field(default_factory=list, max_length=B.MAX_COUNT, description="type of each worker (edge); empty for the cloud")
+    ps: int = Field(default=0, ge=0, le=B.MAX_COUNT, description="number of PSs (edge); 0 for the cloud (unlimited)")
+    storage_mb: float | None = Field(default=None, gt=0, le=B.MAX_MB, description="U_s (Sec. VI); None: unlimited")
 
     @model_validator(mode="after")
     def _check(self) -> Server:
@@ -112,21 +113,21 @@ class Server(BaseModel):
 class Job(BaseModel):
     """An ML training job (Sec. III-A)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    id: int = Field(ge=0)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+    id: int = Field(ge=0, le=B.MAX_JOBS)
     model: str = ""
-    arrival: int = Field(ge=0, description="r_j, slot")
-    worker_type: int = Field(ge=0, description="type of worker the job needs")
-    epochs: int = Field(ge=1, description="E_j")
-    chunks: int = Field(ge=1, description="D_j")
-    minibatches_per_chunk: int = Field(ge=1, description="B_j")
-    worker_time_slots: float = Field(gt=0, description="m_j, slots per mini-batch on one worker")
-    ps_time_slots: float = Field(ge=0, description="G_j, slots per PS update")
-    gradient_size_mb: float = Field(ge=0, description="q_j, MB")
-    bandwidth_mbps: float = Field(gt=0, description="b_j, Mbit/s")
-    upload_delay_slots: list[int] = Field(description="Delta_js, one per server, slots")
-    requested_workers: int = Field(default=1, ge=1, description="gang size for the SRTF / Tiresias-L baselines")
-    chunk_size_mb: float | None = Field(default=None, gt=0, description="u_j (Sec. VI)")
+    arrival: int = Field(ge=0, le=B.MAX_HORIZON, description="r_j, slot")
+    worker_type: int = Field(ge=0, le=B.MAX_COUNT, description="type of worker the job needs")
+    epochs: int = Field(ge=1, le=B.MAX_COUNT, description="E_j")
+    chunks: int = Field(ge=1, le=B.MAX_COUNT, description="D_j")
+    minibatches_per_chunk: int = Field(ge=1, le=B.MAX_COUNT, description="B_j")
+    worker_time_slots: float = Field(gt=0, le=B.MAX_SLOTS_PER_STEP, description="m_j, slots per mini-batch on one worker")
+    ps_time_slots: float = Field(ge=0, le=B.MAX_SLOTS_PER_STEP, description="G_j, slots per PS update")
+    gradient_size_mb: float = Field(ge=0, le=B.MAX_MB, description="q_j, MB")
+    bandwidth_mbps: float = Field(ge=B.MIN_MBPS, le=B.MAX_MBPS, description="b_j, Mbit/s")
+    upload_delay_slots: list[Annotated[int, Field(le=B.MAX_HORIZON)]] = Field(description="Delta_js, one per server, slots")
+    requested_workers: int = Field(default=1, ge=1, le=B.MAX_COUNT, description="gang size for the SRTF / Tiresias-L baselines")
+    chunk_size_mb: float | None = Field(default=None, gt=0, le=B.MAX_MB, description="u_j (Sec. VI)")
 
     @model_validator(mode="after")
     def _check(self) -> Job:
@@ -144,13 +145,13 @@ class Job(BaseModel):
 class Instance(BaseModel):
     """One instance of MINLP (2)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
     family: Literal["preemptive"] = "preemptive"
     name: str = ""
-    horizon: int = Field(ge=1, description="T, slots")
-    slot_seconds: float = Field(default=3600.0, gt=0, description="length of a slot, seconds")
-    servers: list[Server] = Field(min_length=1)
-    jobs: list[Job]
+    horizon: int = Field(ge=1, le=B.MAX_HORIZON, description="T, slots")
+    slot_seconds: float = Field(default=3600.0, ge=B.MIN_SLOT_SECONDS, le=B.MAX_SLOT_SECONDS, description="length of a slot, seconds")
+    servers: list[Server] = Field(min_length=1, max_length=B.MAX_SERVERS)
+    jobs: list[Job] = Field(max_length=B.MAX_JOBS)
 
     @model_validator(mode="after")
     def _check(self) -> Instance:
@@ -243,7 +244,9 @@ def _safe_horizon(servers: list[Server], jobs: list[dict[str, Any]], slot_second
     keeps at least one job progressing, so ``max release + sum of all chunk
     work (edge rate) + 1`` slots always suffice.
     """
-    tmp = Instance(horizon=10**12, slot_seconds=slot_seconds, servers=servers, jobs=[Job(**j) for j in jobs])
+    # built unvalidated: the horizon is what is being computed (10**12 is above MAX_HORIZON on purpose)
+    tmp = Instance.model_construct(family="preemptive", name="", horizon=10**12, slot_seconds=slot_seconds,
+                                   servers=servers, jobs=[Job(**j) for j in jobs])
     work = sum(job.chunks * tmp.chunk_slots(k, False) for k, job in enumerate(tmp.jobs))
     last = max((max(tmp.release(k, s) for s in range(len(servers))) for k in range(len(tmp.jobs))), default=0)
     return int(last + work + 1)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from edgeopt.core import Result
+from edgeopt.core import ModelSize, Result
 from formulations.edgecloud.batch import (
     BatchProblem,
     column_generation,
@@ -26,10 +26,13 @@ from formulations.edgecloud.batch import (
 )
 from formulations.edgecloud.cpsat import build_cpsat, extract_cpsat, solve_cpsat
 from formulations.edgecloud.milp import build_milp, extract_milp, solve_milp
+from formulations.edgecloud.sizes import SIZES as _SIZES
 
 METHODS: dict[str, Callable[..., Result]] = {"milp": solve_milp, "cpsat": solve_cpsat}
+#: ``{method: fn(instance) -> ModelSize}``: each model's size before it is built (the solve path's guard).
+SIZES: dict[str, Callable[..., ModelSize]] = _SIZES
 
 __all__ = [
-    "METHODS", "BatchProblem", "build_cpsat", "build_milp", "column_generation", "dual_value", "extract_cpsat",
+    "METHODS", "SIZES", "BatchProblem", "build_cpsat", "build_milp", "column_generation", "dual_value", "extract_cpsat",
     "extract_milp", "paper_oracle", "price_exact", "solve_batch_ilp", "solve_cpsat", "solve_milp",
 ]

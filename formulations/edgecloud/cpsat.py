@@ -19,8 +19,8 @@ from typing import Any
 
 from ortools.sat.python import cp_model
 
-from edgeopt.core import InputError, Result, Status
-from formulations.common import finish
+from edgeopt.core import Deadline, InputError, Result, Status
+from formulations.common import deadline_bounded, finish
 from formulations.common import solve_cpsat as run_cpsat
 from formulations.edgecloud.data import ModelData, prepare
 from formulations.edgecloud.schedule_io import Placement, infeasible_result, to_schedule
@@ -117,19 +117,24 @@ def extract_cpsat(cm: CpsatModel, solver: cp_model.CpSolver) -> list[Placement]:
     return out
 
 
-def solve_cpsat(instance: Any, *, time_limit: float = 60.0, workers: int = 2, **options: Any) -> Result:
+@deadline_bounded("edgecloud", "cpsat")
+def solve_cpsat(instance: Any, *, time_limit: float = 60.0, workers: int = 2, deadline: Deadline | None = None,
+                **options: Any) -> Result:
     """Solve MINLP (2) exactly with CP-SAT. Status optimal, time_limit (incumbent + bound) or infeasible."""
     from edgeopt.edgecloud import FAMILY
 
     if options:
         raise InputError("options", f"unknown option(s) for cpsat: {', '.join(sorted(options))} (known: workers)")
     t0 = time.perf_counter()
-    data = prepare(instance)
+    deadline = deadline or Deadline(time_limit)
+    with deadline.guard():
+        data = prepare(instance)
     if data.unschedulable():
         return infeasible_result(instance, "cpsat", data.unschedulable(), time.perf_counter() - t0)
-    cm = build_cpsat(instance, data)
+    with deadline.guard():
+        cm = build_cpsat(instance, data)
     build_s = time.perf_counter() - t0
-    outcome, solver = run_cpsat(cm.model, time_limit=time_limit, workers=workers)
+    outcome, solver = run_cpsat(cm.model, time_limit=time_limit, workers=workers, deadline=deadline)
     schedule = to_schedule(instance, extract_cpsat(cm, solver)) if outcome.has_solution else None
     extra: dict[str, Any] = {"n_vars": len(cm.model.proto.variables)}
     if outcome.status == Status.INFEASIBLE:

@@ -43,8 +43,8 @@ from typing import Any
 import numpy as np
 import pyomo.environ as pyo
 
-from edgeopt.core import InputError, ModelError, Result, Status
-from formulations.common import SolverOutcome, finish, solve_pyomo
+from edgeopt.core import BuildTimeLimit, Deadline, InputError, ModelError, Result, Status
+from formulations.common import SolverOutcome, deadline_bounded, finish, solve_pyomo
 from formulations.edgecloud.data import ModelData, greedy_placements, prepare, with_deadlines
 from formulations.edgecloud.schedule_io import Placement, infeasible_result, to_schedule
 
@@ -234,6 +234,7 @@ def trivial_bound(data: ModelData) -> float:
                      for jd in data.jobs))
 
 
+@deadline_bounded("edgecloud", "milp")
 def solve_milp(
     instance: Any,
     *,
@@ -241,6 +242,7 @@ def solve_milp(
     threads: int = 1,
     rel_gap: float = 1e-6,
     tighten: bool = True,
+    deadline: Deadline | None = None,
     **options: Any,
 ) -> Result:
     """Solve MINLP (2) exactly with the time-indexed MILP and HiGHS.
@@ -256,19 +258,29 @@ def solve_milp(
         raise InputError("options", f"unknown option(s) for milp: {', '.join(sorted(options))} "
                                     "(known: threads, rel_gap, tighten)")
     t0 = time.perf_counter()
-    data = prepare(instance)
+    deadline = deadline or Deadline(time_limit)
+    with deadline.guard():
+        data = prepare(instance)
     if data.unschedulable():
         return infeasible_result(instance, "milp", data.unschedulable(), time.perf_counter() - t0)
     if not data.jobs:  # nothing to schedule: HiGHS would see an empty model
         empty = SolverOutcome(Status.OPTIMAL, 0.0, 0.0, 0.0, "no jobs", True)
         return finish(FAMILY, instance, "milp", empty, to_schedule(instance, []), build_s=time.perf_counter() - t0)
-    greedy = greedy_schedule(instance, data) if tighten else None
-    ub = float(FAMILY.objective(instance, greedy)) if greedy is not None else None
-    if ub is not None:
-        data = with_deadlines(data, ub)
-    m = build_milp(instance, data)
-    build_s = time.perf_counter() - t0
-    outcome: SolverOutcome = solve_pyomo(m, time_limit=max(0.05, time_limit - build_s), rel_gap=rel_gap, threads=threads)
+    with deadline.guard():
+        greedy = greedy_schedule(instance, data) if tighten else None
+        ub = float(FAMILY.objective(instance, greedy)) if greedy is not None else None
+        if ub is not None:
+            data = with_deadlines(data, ub)
+    try:
+        with deadline.guard():
+            m = build_milp(instance, data)
+        build_s = time.perf_counter() - t0
+        outcome: SolverOutcome = solve_pyomo(m, time_limit=time_limit, rel_gap=rel_gap, threads=threads,
+                                             deadline=deadline)
+    except BuildTimeLimit as exc:
+        # no model to solve in time, but the list schedule and the trivial bound are still answers
+        m, build_s = None, time.perf_counter() - t0
+        outcome = SolverOutcome(Status.TIME_LIMIT, None, None, 0.0, str(exc), False)
     schedule = to_schedule(instance, extract_milp(m)) if outcome.has_solution else None
     notes: dict[str, Any] = {}
     if outcome.status == Status.TIME_LIMIT:
@@ -282,7 +294,7 @@ def solve_milp(
             schedule = greedy
             notes["incumbent_from"] = "list scheduling (HiGHS had no better incumbent)"
     extra: dict[str, Any] = {
-        "n_vars": int(sum(len(v) for v in m.component_objects(pyo.Var))),
+        "n_vars": int(sum(len(v) for v in m.component_objects(pyo.Var))) if m is not None else None,
         "n_modes": sum(len(jd.modes) for jd in data.jobs),
         "greedy_upper_bound": ub,
         **notes,

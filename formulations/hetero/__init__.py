@@ -19,10 +19,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from edgeopt.core import Result
+from edgeopt.core import ModelSize, Result
 from formulations.hetero.cpsat import build_cpsat, solve_cpsat
 from formulations.hetero.milp import build_milp, solve_milp
+from formulations.hetero.sizes import SIZES as _SIZES
 
 METHODS: dict[str, Callable[..., Result]] = {"milp": solve_milp, "cpsat": solve_cpsat}
+#: ``{method: fn(instance) -> ModelSize}``: each model's size before it is built (the solve path's guard).
+SIZES: dict[str, Callable[..., ModelSize]] = _SIZES
 
-__all__ = ["METHODS", "build_cpsat", "build_milp", "solve_cpsat", "solve_milp"]
+__all__ = ["METHODS", "SIZES", "build_cpsat", "build_milp", "solve_cpsat", "solve_milp"]

@@ -26,8 +26,8 @@ from typing import Any
 import numpy as np
 from ortools.sat.python import cp_model
 
-from edgeopt.core import Result, Status
-from formulations.common import finish
+from edgeopt.core import Deadline, Result, Status
+from formulations.common import deadline_bounded, finish
 from formulations.common import solve_cpsat as run_cpsat
 from formulations.hetero.data import ModelData, int_scale, prepare
 from formulations.hetero.schedule_io import Placement, infeasible_result, to_schedule
@@ -175,25 +175,27 @@ def extract_cpsat(cm: CpsatModel, solver: cp_model.CpSolver) -> list[Placement]:
     return out
 
 
+@deadline_bounded("hetero", "cpsat")
 def solve_cpsat(instance: Any, *, time_limit: float = 60.0, workers: int = 2, log: bool = False,
-                **options: Any) -> Result:
+                deadline: Deadline | None = None, **options: Any) -> Result:
     """Solve program (2) (or (15) for Ring-AllReduce) with CP-SAT."""
     from edgeopt.hetero import FAMILY
 
     if options:
         raise TypeError(f"unknown options: {sorted(options)}")
     t0 = time.perf_counter()
-    data = prepare(instance)
-    cm = build_cpsat(data)
+    deadline = deadline or Deadline(time_limit)
+    with deadline.guard():
+        data = prepare(instance)
+        cm = build_cpsat(data)
     build_s = time.perf_counter() - t0
-    outcome, solver = run_cpsat(cm.model, time_limit=time_limit, workers=workers, log=log)
+    outcome, solver = run_cpsat(cm.model, time_limit=time_limit, workers=workers, log=log, deadline=deadline)
     # the model's objective is sum_j round(w_j * scale) * end_j: scale back
     if outcome.objective is not None:
         outcome.objective = outcome.objective / cm.weight_scale
     if outcome.bound is not None:
         outcome.bound = outcome.bound / cm.weight_scale
-    extra: dict[str, Any] = {"program": "15" if data.ring else "2", "solve_s": round(outcome.runtime_s, 6),
-                             "weight_scale": cm.weight_scale}
+    extra: dict[str, Any] = {"program": "15" if data.ring else "2", "weight_scale": cm.weight_scale}
     if data.unschedulable():
         extra["unschedulable_jobs"] = data.unschedulable()
     if outcome.status == Status.INFEASIBLE or not outcome.has_solution:

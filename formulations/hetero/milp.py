@@ -37,8 +37,8 @@ from typing import Any, Literal
 import numpy as np
 import pyomo.environ as pyo
 
-from edgeopt.core import Result, Status
-from formulations.common import SolverOutcome, finish, solve_pyomo
+from edgeopt.core import Deadline, Result, Status
+from formulations.common import SolverOutcome, deadline_bounded, finish, solve_pyomo
 from formulations.hetero.data import ModelData, prepare, ps_bound
 from formulations.hetero.schedule_io import Placement, infeasible_result, to_schedule
 
@@ -393,8 +393,9 @@ def extract_milp(model: pyo.ConcreteModel) -> list[Placement]:
     return sorted(out, key=lambda p: p.job)
 
 
+@deadline_bounded("hetero", "milp")
 def solve_milp(instance: Any, *, time_limit: float = 60.0, threads: int = 1, rel_gap: float | None = None,
-               tee: bool = False, **options: Any) -> Result:
+               tee: bool = False, deadline: Deadline | None = None, **options: Any) -> Result:
     """Solve program (2) (or (15) for Ring-AllReduce) with the time-indexed MILP and HiGHS."""
     from edgeopt.hetero import FAMILY
     from formulations.common import REL_GAP
@@ -402,14 +403,16 @@ def solve_milp(instance: Any, *, time_limit: float = 60.0, threads: int = 1, rel
     if options:
         raise TypeError(f"unknown options: {sorted(options)}")
     t0 = time.perf_counter()
-    data = prepare(instance)
-    bad = data.unschedulable()
-    model = build_milp(data, objective="wct")
+    deadline = deadline or Deadline(time_limit)
+    with deadline.guard():
+        data = prepare(instance)
+        bad = data.unschedulable()
+        model = build_milp(data, objective="wct")
     build_s = time.perf_counter() - t0
     outcome = solve_pyomo(model, time_limit=time_limit, rel_gap=REL_GAP if rel_gap is None else rel_gap,
-                          threads=threads, tee=tee)
+                          threads=threads, tee=tee, deadline=deadline)
     extra: dict[str, Any] = {"program": "15" if data.ring else "2", "n_vars": model.nvariables(),
-                             "n_constraints": model.nconstraints(), "solve_s": round(outcome.runtime_s, 6)}
+                             "n_constraints": model.nconstraints()}
     if bad:
         extra["unschedulable_jobs"] = bad
     if outcome.bound is not None and all(float(j.weight).is_integer() for j in instance.jobs):

@@ -25,16 +25,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from edgeopt.core import Result
+from edgeopt.core import ModelSize, Result
 from formulations.preemptive.cpsat import build_cpsat, solve_cpsat
 from formulations.preemptive.ilp4 import build_dual6, build_ilp4, build_p6, solve_ilp4, solve_lp4
 from formulations.preemptive.lp4_large import solve_lp4_large
 from formulations.preemptive.milp import build_milp, solve_milp
+from formulations.preemptive.sizes import SIZES as _SIZES
 
 METHODS: dict[str, Callable[..., Result]] = {"milp": solve_milp, "cpsat": solve_cpsat}
+#: ``{method: fn(instance) -> ModelSize}``: each model's size before it is built (the solve path's guard).
+SIZES: dict[str, Callable[..., ModelSize]] = _SIZES
 BOUNDS: dict[str, Callable[..., Result]] = {"ilp4": solve_ilp4, "lp4": solve_lp4, "lp4_agg": solve_lp4_large}
 
 __all__ = [
-    "BOUNDS", "METHODS", "build_cpsat", "build_dual6", "build_ilp4", "build_milp", "build_p6", "solve_cpsat",
+    "BOUNDS", "METHODS", "SIZES", "build_cpsat", "build_dual6", "build_ilp4", "build_milp", "build_p6", "solve_cpsat",
     "solve_ilp4", "solve_lp4", "solve_lp4_large", "solve_milp",
 ]

@@ -19,8 +19,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from edgeopt.core import Result
-from formulations.common import finish
+from edgeopt.core import Deadline, Result
+from formulations.common import deadline_bounded, finish
 from formulations.common import solve_cpsat as _solve_cpsat
 from formulations.preemptive.data import ModelData, from_instance, with_upper_bound
 from formulations.preemptive.plan import ChunkPlan, Plan, assign_ps, to_schedule
@@ -138,8 +138,9 @@ def extract_cpsat(h: CpModelHandle, solver: Any, data: ModelData) -> Plan:
     return assign_ps(data, plans, edge_ps)
 
 
+@deadline_bounded("preemptive", "cpsat")
 def solve_cpsat(instance: Any, *, time_limit: float = 60.0, workers: int = 2, upper_bound: float | None = None,
-                **_: Any) -> Result:
+                deadline: Deadline | None = None, **_: Any) -> Result:
     """Solve MINLP (2) exactly with CP-SAT; the schedule is checked by the family's validator.
 
     ``upper_bound``: the objective of any feasible schedule; shrinks each job's time window
@@ -148,12 +149,14 @@ def solve_cpsat(instance: Any, *, time_limit: float = 60.0, workers: int = 2, up
     from edgeopt.preemptive import FAMILY
 
     t0 = time.perf_counter()
-    data = from_instance(instance)
-    if upper_bound is not None:
-        data = with_upper_bound(data, upper_bound)
-    h = build_cpsat(data)
+    deadline = deadline or Deadline(time_limit)
+    with deadline.guard():
+        data = from_instance(instance)
+        if upper_bound is not None:
+            data = with_upper_bound(data, upper_bound)
+        h = build_cpsat(data)
     build_s = time.perf_counter() - t0
-    outcome, solver = _solve_cpsat(h.model, time_limit=time_limit, workers=workers)
+    outcome, solver = _solve_cpsat(h.model, time_limit=time_limit, workers=workers, deadline=deadline)
     schedule = to_schedule(instance, data, extract_cpsat(h, solver, data)) if outcome.has_solution else None
     return finish(
         FAMILY, instance, "cpsat", outcome, schedule,

@@ -237,14 +237,16 @@ def dual6_violations(data: ModelData, alpha: dict[tuple[int, int], float], beta:
 
 
 def _bound_result(instance: Any, name: str, outcome: Any, build_s: float, extra: dict[str, Any]) -> Result:
+    timings = {"build_s": round(build_s, 6), "solve_s": round(outcome.runtime_s, 6)}
     if outcome.status == Status.INFEASIBLE:
         return Result("preemptive", name, Status.INFEASIBLE, None, None, outcome.runtime_s + build_s, None,
-                      instance_sha256(instance), extra)
+                      instance_sha256(instance), {**extra, "timings": timings,
+                                                  "reason": f"HiGHS proved {name} infeasible ({outcome.message})"})
     bound = outcome.bound if outcome.status != Status.OPTIMAL else outcome.objective
     return Result(
         family="preemptive", algorithm=name, status=outcome.status, objective=None, bound=bound,
         runtime_s=outcome.runtime_s + build_s, schedule=None, instance_sha256=instance_sha256(instance),
-        extra={**extra, "value": outcome.objective, "solver_message": outcome.message, "build_s": round(build_s, 6)},
+        extra={**extra, "value": outcome.objective, "solver_message": outcome.message, "timings": timings},
     )
 
 

@@ -234,9 +234,10 @@ def solve_lp4_large(instance: Any, *, time_limit: float = 600.0, bucket: int = 1
     extra = {"model": "LP relaxation of ILP (4), aggregated" + (", JCT form" if jct else ""), "bucket": bucket,
              "pool": pool, "cutoff": cutoff, "jct": jct,
              "speed": speed, "columns": int(lp.cost.size), "rows": int(lp.row_lower.size),
-             "solver_message": status, "build_s": round(build_s, 6), "bound_of": "MINLP (2) (Lemma 1)"}
+             "solver_message": status, "timings": {"build_s": round(build_s, 6)}, "bound_of": "MINLP (2) (Lemma 1)"}
     if status == "Infeasible":
         st = Status.INFEASIBLE
+        extra["reason"] = "HiGHS proved the aggregated LP of (4) infeasible"
     elif value is None:
         if "limit" not in status.lower():
             raise ModelError(f"aggregated LP (4): HiGHS ended with {status}")

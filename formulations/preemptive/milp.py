@@ -31,8 +31,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from edgeopt.core import Result, Status
-from formulations.common import finish, solve_pyomo
+from edgeopt.core import Deadline, Result, Status
+from formulations.common import deadline_bounded, finish, solve_pyomo
 from formulations.preemptive.data import ModelData, from_instance, with_upper_bound
 from formulations.preemptive.plan import ChunkPlan, Plan, assign_ps, to_schedule
 
@@ -177,8 +177,9 @@ def extract_milp(model: Any, data: ModelData) -> Plan:
     return assign_ps(data, plans, edge_ps)
 
 
+@deadline_bounded("preemptive", "milp")
 def solve_milp(instance: Any, *, time_limit: float = 60.0, threads: int = 1, rel_gap: float = 1e-6,
-               upper_bound: float | None = None, **_: Any) -> Result:
+               upper_bound: float | None = None, deadline: Deadline | None = None, **_: Any) -> Result:
     """Solve MINLP (2) exactly with HiGHS; the schedule is checked by the family's validator.
 
     ``upper_bound``: the objective of any feasible schedule (e.g. an algorithm's); it shrinks each
@@ -187,12 +188,14 @@ def solve_milp(instance: Any, *, time_limit: float = 60.0, threads: int = 1, rel
     from edgeopt.preemptive import FAMILY
 
     t0 = time.perf_counter()
-    data = from_instance(instance)
-    if upper_bound is not None:
-        data = with_upper_bound(data, upper_bound)
-    model = build_milp(data)
+    deadline = deadline or Deadline(time_limit)
+    with deadline.guard():
+        data = from_instance(instance)
+        if upper_bound is not None:
+            data = with_upper_bound(data, upper_bound)
+        model = build_milp(data)
     build_s = time.perf_counter() - t0
-    outcome = solve_pyomo(model, time_limit=time_limit, rel_gap=rel_gap, threads=threads)
+    outcome = solve_pyomo(model, time_limit=time_limit, rel_gap=rel_gap, threads=threads, deadline=deadline)
     schedule = to_schedule(instance, data, extract_milp(model, data)) if outcome.has_solution else None
     extra_note = {}
     if schedule is not None and outcome.status != Status.OPTIMAL:

@@ -1,0 +1,137 @@
+"""Issue 10, parts 3-5: limits that hold (size guard, deadline over the whole call), interruption, determinism."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from edgeopt import api
+from edgeopt.core import InputError, Status
+from edgeopt.core.jsonio import dumps
+from edgeopt.core.result import masked_timings
+from tests.reliability_helpers import FAMILIES, assert_clean_error, cli, small_instance, write
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _edgeopt(*args: str, **kw) -> subprocess.Popen:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.Popen([sys.executable, "-m", "edgeopt.cli", *map(str, args)], env=env, cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("method", ["milp", "cpsat"])
+def test_size_estimate_is_close_to_the_built_model(family, method):
+    """The estimate never undercounts the built model much, and overcounts by a bounded factor."""
+    inst = api.generate(family, "small", seed=2)
+    size = api.model_sizes(family)[method](inst)
+    res = api.solve(inst, method=method, time_limit=30)
+    built = res.extra.get("n_vars") or res.extra.get("variables")
+    assert res.extra["model_size"]["variables"] == size.variables
+    if built:
+        assert 0.5 * built <= size.variables <= 25 * built, (size, built)
+
+
+def test_huge_horizon_is_refused_before_building(tmp_path, capsys):
+    _, path = small_instance("hetero", tmp_path, horizon=10**6)
+    t0 = time.perf_counter()
+    assert cli("solve", path, "--method", "milp", "-o", tmp_path / "out.json") == 2
+    assert time.perf_counter() - t0 < 10
+    err = capsys.readouterr().err
+    assert_clean_error(err, "nonzeros", "--max-model-size", "smaller instance", "other method")
+    assert not (tmp_path / "out.json").exists()
+
+
+def test_max_model_size_sets_the_budget(tmp_path, capsys):
+    _, path = small_instance("hetero", tmp_path)
+    assert cli("solve", path, "--max-model-size", "10", "-o", tmp_path / "out.json") == 2
+    assert_clean_error(capsys.readouterr().err, "budget of 10 nonzeros")
+    assert cli("solve", path, "--max-model-size", "0") == 2
+    _, inst = api.load(path)
+    with pytest.raises(InputError, match="time_limit"):
+        api.solve(inst, time_limit=float("nan"))
+    big = api.generate("hetero", "paper", seed=0, jobs=30)
+    with pytest.raises(InputError, match="budget"):
+        api.solve(big, method="milp", time_limit=5)
+
+
+@pytest.mark.parametrize("method", ["milp", "cpsat"])
+def test_time_limit_bounds_model_building(method):
+    """The issue's case: hetero paper preset, 30 jobs, --time-limit 5. With the size guard lifted the
+    model is too big to build in time: the call returns within 1.5x the limit + 1 s, status time_limit."""
+    inst = api.generate("hetero", "paper", seed=0, jobs=30)
+    limit = 4.0
+    t0 = time.perf_counter()
+    res = api.solve(inst, method=method, time_limit=limit, max_model_size=10**12)
+    wall = time.perf_counter() - t0
+    assert wall <= 1.5 * limit + 1, wall
+    assert res.status == Status.TIME_LIMIT
+    assert res.objective is None and "time limit" in res.extra["reason"]
+
+
+@pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_interrupting_cpsat_exits_without_output(sig, code, tmp_path):
+    """Ctrl-C during CP-SAT used to be swallowed by CP-SAT: a 'time_limit' result written, exit 0."""
+    inst = write(tmp_path / "i.json", api.generate("hetero", "small", seed=3, jobs=25).model_dump(mode="json"))
+    out = tmp_path / "out.json"
+    proc = _edgeopt("solve", inst, "--method", "cpsat", "--time-limit", "120", "-o", out)
+    deadline = time.time() + 60
+    # wait until the search runs (main thread + search thread + CP-SAT's 2 workers), then interrupt
+    while time.time() < deadline and proc.poll() is None:
+        time.sleep(0.25)
+        tasks = Path(f"/proc/{proc.pid}/task")
+        if tasks.exists() and len(list(tasks.iterdir())) >= 4:
+            break
+    time.sleep(1.0)
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == code, err
+    assert "Traceback" not in err
+    assert not out.exists()
+    assert not list(tmp_path.glob(".out.json*"))
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("method", ["milp", "cpsat"])
+def test_two_solves_are_identical_but_for_timings(family, method, tmp_path):
+    """Runs that end by proof are byte-identical once `masked_timings` blanks runtime_s and extra.timings
+    (CP-SAT's two workers used to race to different optimal schedules)."""
+    path = write(tmp_path / "i.json", api.generate(family, "small", seed=1, jobs=3).model_dump(mode="json"))
+    texts = []
+    for k in range(2):
+        out = tmp_path / f"r{k}.json"
+        assert cli("solve", path, "--method", method, "--time-limit", "60", "-o", out) == 0
+        texts.append(dumps(masked_timings(json.loads(out.read_text()))))
+    assert texts[0] == texts[1]
+    data = json.loads((tmp_path / "r0.json").read_text())
+    assert set(data["extra"]["timings"]) >= {"build_s", "solve_s"}
+    # nothing else in the result is a time
+    assert not [k for k in data["extra"] if k.endswith("_s")], data["extra"].keys()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("method", ["milp", "cpsat"])
+def test_paper_preset_with_time_limit_10_returns_within_25s(family, method, tmp_path):
+    inst = write(tmp_path / "p.json", api.generate(family, "paper", seed=0).model_dump(mode="json"))
+    out = tmp_path / "out.json"
+    t0 = time.perf_counter()
+    proc = _edgeopt("solve", inst, "--method", method, "--time-limit", "10", "-o", out)
+    _, err = proc.communicate(timeout=120)
+    wall = time.perf_counter() - t0
+    assert wall < 25, (wall, err)
+    assert "Traceback" not in err
+    if proc.returncode == 2:
+        assert "--max-model-size" in err and not out.exists()
+    else:
+        assert proc.returncode == 0, err
+        res = json.loads(out.read_text())
+        assert res["status"] in ("optimal", "time_limit", "infeasible")

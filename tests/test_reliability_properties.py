@@ -1,0 +1,105 @@
+"""Issue 10: per family, schema-valid extreme values (0, 1, the documented maxima, huge horizons) never
+give a traceback: exit 0 or 2, a partial / infeasible result says why, a valid result validates, and
+every command returns in bounded time."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from edgeopt import api
+from edgeopt.core import bounds as B
+from tests.reliability_helpers import FAMILIES, cli
+
+INTS = [0, 1, 2, B.MAX_COUNT, 10**6, B.MAX_HORIZON - 1, B.MAX_HORIZON]
+FLOATS = [0.0, B.MIN_MBPS, 1.0, B.MAX_SLOTS_PER_STEP, B.MAX_WEIGHT, B.MAX_MB, B.MAX_CAPACITY]
+
+
+def _leaves(data, path=()):
+    """Paths of every number in the instance data (booleans and strings left alone)."""
+    if isinstance(data, dict):
+        for k, v in data.items():
+            yield from _leaves(v, (*path, k))
+    elif isinstance(data, list):
+        for i, v in enumerate(data):
+            yield from _leaves(v, (*path, i))
+    elif isinstance(data, (int, float)) and not isinstance(data, bool):
+        yield path
+
+
+def _set(data, path, value):
+    node = data
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+
+
+@st.composite
+def extreme_instances(draw, family):
+    base = api.generate(family, "small", seed=draw(st.integers(0, 3)), jobs=draw(st.integers(1, 3)))
+    data = base.model_dump(mode="json")
+    if draw(st.integers(0, 5)) == 0:
+        data["jobs"] = []
+    leaves = sorted(_leaves(data), key=str)
+    if not leaves:
+        return data
+    for path in draw(st.lists(st.sampled_from(leaves), min_size=1, max_size=4, unique=True)):
+        old = data
+        for key in path:
+            old = old[key]
+        value = draw(st.sampled_from(FLOATS if isinstance(old, float) else INTS))
+        _set(data, path, value)
+    if draw(st.booleans()):
+        data["horizon"] = draw(st.sampled_from([1, 2, 10**5, B.MAX_HORIZON]))
+    return data
+
+
+def _check_command(args, tmp_path, capsys, limit_s):
+    out = tmp_path / "out.json"
+    out.unlink(missing_ok=True)
+    t0 = time.perf_counter()
+    code = cli(*args, "-o", out)
+    wall = time.perf_counter() - t0
+    cap = capsys.readouterr()
+    assert "Traceback" not in cap.err + cap.out, cap.err
+    assert code in (0, 2), (code, cap.err)
+    assert wall < limit_s, (args, wall)
+    if code == 2:
+        assert cap.err.startswith("error: ") and not out.exists(), cap.err
+        return None
+    res = json.loads(out.read_text())
+    if res["status"] == "partial":
+        assert res["extra"]["rejected"] and res["extra"]["rejected_count"] == len(res["extra"]["rejected"])
+    if res["status"] == "infeasible":
+        assert res["extra"].get("reason") or res["extra"].get("rejected"), res["extra"]
+    if res["status"] == "time_limit" and res["objective"] is None:
+        assert res["extra"].get("reason") or res["extra"].get("solver_message"), res["extra"]
+    return out
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_extreme_values_never_break_the_cli(family, tmp_path_factory, capsys):
+    names = sorted(api.algorithms(family))
+
+    @settings(max_examples=12, deadline=None, derandomize=True,
+              suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+    @given(data=extreme_instances(family), algo=st.sampled_from(names), method=st.sampled_from(["milp", "cpsat"]))
+    def prop(data, algo, method):
+        tmp = tmp_path_factory.mktemp(family)
+        inst = tmp / "i.json"
+        inst.write_text(json.dumps(data))
+        out = _check_command(["run", algo, inst], tmp, capsys, 30)
+        if out is None:
+            return  # bad input: exit 2, said so
+        assert cli("validate", inst, out) == 0, capsys.readouterr().out
+        capsys.readouterr()
+        solved = _check_command(["solve", inst, "--method", method, "--time-limit", "2"], tmp, capsys, 1.5 * 2 + 1 + 6)
+        if solved is not None:
+            assert cli("validate", inst, solved) == 0, capsys.readouterr().out
+            capsys.readouterr()
+
+    prop()

@@ -1,0 +1,153 @@
+"""Issue 10, part 4: sweeps stored cell by cell (Parquet), resumable, surviving a killed worker and driver."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from edgeopt import api
+from edgeopt.sweep import COLUMNS, SweepPoint, read_sweep, run_sweep, stored_cells
+
+ROOT = Path(__file__).resolve().parents[1]
+ALGOS = ("online", "fifo")
+
+
+def _points(n: int, family: str = "hetero") -> list[SweepPoint]:
+    return [SweepPoint(family, "small", seed=s, jobs=4, algorithms=ALGOS) for s in range(n)]
+
+
+def test_rows_are_stored_with_every_column_and_rerun_computes_nothing(tmp_path):
+    store = tmp_path / "sweep"
+    points = [SweepPoint("edgecloud", "small", seed=s, algorithms=ALGOS, optimal=True, method="cpsat",
+                         time_limit=20) for s in range(2)]
+    rows = run_sweep(points, scheduler="sequential", store=store)
+    df = read_sweep(store)
+    assert list(df.columns) == list(COLUMNS)
+    assert len(df) == len(rows) == 2 * (len(ALGOS) + 1)
+    assert set(df["algorithm"]) == {*ALGOS, "cpsat"}
+    assert df["error"].isna().all() and df["valid"].all()
+    assert (df.loc[df.algorithm == "cpsat", "status"] == "optimal").all()
+    assert df["ratio"].notna().all() and (df["ratio"] >= 1 - 1e-9).all()
+    assert df["instance_sha256"].str.len().eq(64).all()
+    assert set(df["rejected"]) <= set(range(100))
+    computed = []
+    again = run_sweep(points, scheduler="sequential", store=store, on_done=lambda d, t: computed.append(d))
+    assert computed == []
+    assert [(r["cell"], r["algorithm"], r["objective"]) for r in again] == [
+        (r["cell"], r["algorithm"], r["objective"]) for r in rows]
+
+
+def test_a_cell_that_raises_is_recorded_and_the_sweep_goes_on(tmp_path):
+    store = tmp_path / "sweep"
+    points = [SweepPoint("hetero", "small", seed=0, jobs=3, algorithms=("online", "nosuch")),
+              SweepPoint("hetero", "nosuchpreset", seed=1),
+              SweepPoint("hetero", "small", seed=2, jobs=3, algorithms=("online",))]
+    run_sweep(points, scheduler="sequential", store=store)
+    df = read_sweep(store)
+    errors = df[df["error"].notna()]
+    assert set(errors["algorithm"]) == {"nosuch", "*"}
+    assert errors["error"].str.contains("InputError").all()
+    ok = df[df["error"].isna()]
+    assert len(ok) == 2 and ok["valid"].all()
+    # a rerun leaves recorded errors alone unless asked to retry them
+    computed = []
+    run_sweep(points, scheduler="sequential", store=store, on_done=lambda d, t: computed.append(t))
+    assert computed == []
+    run_sweep(points, scheduler="sequential", store=store, retry_errors=True,
+              on_done=lambda d, t: computed.append(t))
+    assert computed and computed[-1] == 2
+
+
+def test_killing_a_dask_worker_loses_nothing(tmp_path):
+    from dask.distributed import LocalCluster
+
+    store = tmp_path / "sweep"
+    points = _points(6)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        killed = []
+        victim = min(nanny.pid for nanny in cluster.workers.values())
+
+        def on_done(done: int, total: int) -> None:
+            if not killed:  # after the first finished cell: the other worker is mid-task
+                os.kill(victim, signal.SIGKILL)
+                killed.append(victim)
+
+        rows = run_sweep(points, address=cluster.scheduler_address, store=store, on_done=on_done)
+    assert killed
+    df = read_sweep(store)
+    assert df["error"].isna().all(), df["error"].dropna().tolist()
+    assert len(df) == len(rows) == len(points) * len(ALGOS)
+    assert df["valid"].all()
+    assert stored_cells(store) == {p.key for p in points}
+
+
+DRIVER = textwrap.dedent("""
+    import sys
+    from edgeopt.sweep import SweepPoint, run_sweep
+    points = [SweepPoint("hetero", "small", seed=s, jobs=4, algorithms=("online", "fifo")) for s in range({n})]
+    run_sweep(points, scheduler="{scheduler}", n_workers=1, store=sys.argv[1])
+""")
+
+
+@pytest.mark.parametrize("scheduler, sig", [("dask", signal.SIGINT), ("sequential", signal.SIGTERM)])
+def test_interrupted_driver_keeps_finished_cells_and_rerun_computes_only_the_rest(scheduler, sig, tmp_path):
+    store = tmp_path / "sweep"
+    n = 40  # enough that the signal lands mid-sweep on an idle machine too
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-c", DRIVER.format(n=n, scheduler=scheduler), str(store)],
+                            env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while time.time() < deadline and len(list(store.glob("part-*.parquet"))) < 2 and proc.poll() is None:
+        time.sleep(0.02)
+    proc.send_signal(sig)
+    try:
+        proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:  # pragma: no cover - a driver that ignores the signal
+        proc.kill()
+        proc.communicate()
+    kept = stored_cells(store)
+    assert 2 <= len(kept) < n, len(kept)
+    assert not list(store.glob(".*.tmp")), "a half-written part file"
+    before = read_sweep(store)
+    assert len(before) == len(kept) * 2 and before["error"].isna().all()
+    computed = []
+    points = _points(n)
+    rows = run_sweep(points, scheduler="sequential", store=store, on_done=lambda d, t: computed.append(t))
+    assert computed and computed[-1] == n - len(kept)
+    after = read_sweep(store)
+    assert len(after) == len(rows) == n * 2
+    # the cells finished before the interruption are still the same rows
+    merged = before.merge(after, on=["cell", "algorithm"], suffixes=("_a", "_b"))
+    assert len(merged) == len(before)
+    assert (merged["objective_a"] == merged["objective_b"]).all()
+
+
+def test_read_sweep_of_nothing(tmp_path):
+    from edgeopt.core import InputError
+
+    with pytest.raises(InputError):
+        read_sweep(tmp_path / "none")
+    (tmp_path / "empty").mkdir()
+    assert list(read_sweep(tmp_path / "empty").columns) == list(COLUMNS)
+    assert api.family("hetero")  # the family the sweep tests use exists
+
+
+def test_cli_sweep_store_and_resume(tmp_path, capsys):
+    from tests.reliability_helpers import cli
+
+    store = tmp_path / "s"
+    args = ["sweep", "hetero", "--preset", "small", "--seeds", "0-1", "--jobs", "3", "--algorithms", "online",
+            "--workers", "1", "--store", store]
+    assert cli(*args) == 0
+    first = read_sweep(store)
+    assert len(first) == 2 and first["valid"].all()
+    assert cli(*args[:5], "0-2", *args[6:]) == 0  # one more seed: only it is computed
+    assert len(read_sweep(store)) == 3
+    assert "online" in capsys.readouterr().out
