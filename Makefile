@@ -1,11 +1,12 @@
-# The two set-up commands of the README. Both work on a fresh machine with only python3.11 and make.
+# The set-up commands of the README. All work on a fresh machine with only python3.11 and make.
 PYTHON ?= python3.11
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 DEVSTAMP := $(VENV)/.installed-dev
+NBSTAMP  := $(VENV)/.installed-notebooks
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint notebooks reproduce reproduce-quick docs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -15,10 +16,18 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -q -e .
 	touch $@
 
+# dev = the test tools; rl = torch (CPU build, pinned: an unpinned torch pulls a multi-GB CUDA build),
+# torch-geometric and safetensors for the learned TapFinger policy, which the suite tests too.
 $(DEVSTAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -q -e '.[dev]'
+	$(BIN)/python -m pip install -q torch==2.13.0
+	$(BIN)/python -m pip install -q -e '.[dev,rl]'
 	touch $@ $(STAMP)
 
+$(NBSTAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e '.[notebooks]'
+	touch $@
+
+# A small instance of every family: each algorithm's objective, validity and ratio to the proven optimum.
 demo: $(STAMP)
 	$(BIN)/edgeopt demo
 
@@ -28,6 +37,22 @@ test: $(DEVSTAMP)
 
 lint: $(DEVSTAMP)
 	$(BIN)/ruff check edgeopt formulations tests benchmarks
+
+# JupyterLab with the notebooks of notebooks/ (an overview and one per family).
+notebooks: $(NBSTAMP) $(DEVSTAMP)
+	$(BIN)/jupyter lab notebooks/
+
+# Every tracked result of benchmarks/results/ with the arguments that produced it (hours; see
+# benchmarks/README.md). reproduce-quick runs the same experiments at reduced sizes into benchmarks/out.
+reproduce: $(DEVSTAMP)
+	$(BIN)/python benchmarks/reproduce.py
+
+reproduce-quick: $(DEVSTAMP)
+	$(BIN)/python benchmarks/reproduce.py --quick
+
+# Regenerate the generated tables of docs/families/*.md and the notebooks from their builders.
+docs: $(DEVSTAMP)
+	$(BIN)/python docs/make_docs.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

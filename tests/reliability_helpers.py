@@ -1,4 +1,4 @@
-"""Shared helpers of the reliability tests: run the CLI in-process and read its exit code and streams."""
+"""Shared test helpers: run the CLI in-process and read its exit code and streams; family-neutral reads."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from edgeopt import api
 from edgeopt.cli import main
 
-FAMILIES = ("hetero", "edgecloud", "preemptive")
+FAMILIES = tuple(s.name for s in api.families())
 
 
 def cli(*args: Any) -> int:
@@ -42,3 +42,30 @@ def assert_clean_error(err: str, *fragments: str) -> None:
     assert first.startswith("error: "), err
     for f in fragments:
         assert f in first, (f, err)
+
+
+def scheduled_ids(res: Any) -> list[int]:
+    """Ids of the jobs (tapfinger: tasks) a result's schedule places, read from the raw schedule."""
+    if "placements" in res.schedule:  # tapfinger: one placement per task
+        return [p["task"] for p in res.schedule["placements"]]
+    return [js["job"] for js in res.schedule["jobs"]]
+
+
+def jobs_key(family: str) -> str:
+    """The instance field that lists the jobs (tapfinger calls them tasks)."""
+    return "tasks" if family == "tapfinger" else "jobs"
+
+
+def make_job_too_long(family: str, data: dict) -> None:
+    """Make job (task) 0 of a small instance's JSON far too long for the horizon, within the schema."""
+    if family == "okita":  # one chunk per worker-slot (rho = E is the schema's floor) and 10,000 per site
+        data["jobs"][0].update(epochs=100, worker_chunks_per_slot=100)
+        data["jobs"][0]["data_chunks"] = [10_000] * len(data["sites"])
+    elif family == "tapfinger":  # the slowest progress the schema allows, for task 0's type
+        kind = data["task_types"][data["tasks"][0]["task_type"]]
+        kind["progress"] = {"kind": "insensitive", "rate": 1e-300}
+    else:
+        for k in ("chunks", "epochs", "minibatches_per_chunk"):
+            data["jobs"][0][k] = 10_000
+        if family == "preemptive":
+            data["jobs"][0]["requested_workers"] = 1

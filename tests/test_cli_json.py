@@ -9,7 +9,7 @@ import pytest
 from edgeopt import api
 from edgeopt.cli import main
 
-FAMILIES = ["hetero", "edgecloud", "preemptive"]
+FAMILIES = [s.name for s in api.families()]
 
 
 def cli(*args) -> int:

@@ -7,9 +7,12 @@ import pytest
 from edgeopt import api
 from edgeopt.core.views import JobRow
 from edgeopt.frames import JOB_COLUMNS, job_frame, records_frame
+from tests.reliability_helpers import scheduled_ids
 
 pd = pytest.importorskip("pandas")
-FAMILIES = ["hetero", "edgecloud", "preemptive"]
+FAMILIES = [s.name for s in api.families()]
+
+
 
 
 @pytest.mark.parametrize("family", FAMILIES)
@@ -19,7 +22,7 @@ def test_result_frame_rows_add_up_to_the_objective(family):
         assert api.validate(inst, res) == []
         frame = res.to_frame(inst)
         assert list(frame.columns[: len(JOB_COLUMNS)]) == list(JOB_COLUMNS)
-        assert sorted(frame["job"]) == sorted(js["job"] for js in res.schedule["jobs"])
+        assert sorted(frame["job"]) == sorted(scheduled_ids(res))
         # The objective recomputed by the family's own function equals the sum of the rows' shares.
         assert frame["objective"].sum() == pytest.approx(res.objective)
         assert (frame["start"] >= frame["arrival"]).all()

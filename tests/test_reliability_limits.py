@@ -55,7 +55,7 @@ def test_max_model_size_sets_the_budget(tmp_path, capsys):
     assert cli("solve", path, "--max-model-size", "10", "-o", tmp_path / "out.json") == 2
     assert_clean_error(capsys.readouterr().err, "budget of 10 nonzeros")
     assert cli("solve", path, "--max-model-size", "0") == 2
-    _, inst = api.load(path)
+    inst = api.load(path)
     with pytest.raises(InputError, match="time_limit"):
         api.solve(inst, time_limit=float("nan"))
     big = api.generate("hetero", "paper", seed=0, jobs=30)

@@ -8,7 +8,7 @@ import pytest
 
 from edgeopt import api
 from edgeopt.core import Status
-from tests.reliability_helpers import FAMILIES, cli, small_instance, write
+from tests.reliability_helpers import FAMILIES, cli, make_job_too_long, small_instance, write
 
 
 def _result_file(tmp_path, data, name="res.json"):
@@ -21,7 +21,7 @@ def _result_file(tmp_path, data, name="res.json"):
 def setup(request, tmp_path):
     family = request.param
     _, inst_path = small_instance(family, tmp_path)
-    _, inst = api.load(inst_path)
+    inst = api.load(inst_path)
     online = api.run("online", inst).to_dict()
     return family, inst, inst_path, online
 
@@ -92,12 +92,9 @@ def test_rejected_job_that_fits_alone_refutes_infeasible(setup, tmp_path, capsys
 def test_a_true_infeasible_claim_is_accepted(family, tmp_path, capsys):
     """A job far too long for the horizon: the exact model says infeasible, and validate agrees."""
     data, _ = small_instance(family, tmp_path)
-    for k in ("chunks", "epochs", "minibatches_per_chunk"):
-        data["jobs"][0][k] = 10_000
-    if family == "preemptive":
-        data["jobs"][0]["requested_workers"] = 1
+    make_job_too_long(family, data)
     inst_path = write(tmp_path / "long.json", data)
-    _, inst = api.load(inst_path)
+    inst = api.load(inst_path)
     res = api.solve(inst, method="cpsat", time_limit=20)
     assert res.status == Status.INFEASIBLE and res.extra.get("reason")
     code, _ = _validate(tmp_path, inst_path, res.to_dict(), capsys)
@@ -106,7 +103,7 @@ def test_a_true_infeasible_claim_is_accepted(family, tmp_path, capsys):
 
 def test_unknown_job_id_in_a_schedule(tmp_path, capsys):
     _, inst_path = small_instance("preemptive", tmp_path)
-    _, inst = api.load(inst_path)
+    inst = api.load(inst_path)
     res = api.run("online", inst).to_dict()
     res["schedule"]["jobs"][0]["job"] = 99
     code, _ = _validate(tmp_path, inst_path, res, capsys)
@@ -116,7 +113,7 @@ def test_unknown_job_id_in_a_schedule(tmp_path, capsys):
 @pytest.mark.parametrize("family", FAMILIES)
 def test_rejected_ids_that_do_not_exist(family, tmp_path, capsys):
     _, inst_path = small_instance(family, tmp_path)
-    _, inst = api.load(inst_path)
+    inst = api.load(inst_path)
     res = api.run("online", inst).to_dict()
     lie = {**res, "status": "partial", "extra": {**res["extra"], "rejected": [99], "rejected_count": 1}}
     code, out = _validate(tmp_path, inst_path, lie, capsys)

@@ -7,9 +7,10 @@ import pytest
 
 from edgeopt import api, viz
 from edgeopt.core.views import GanttBar, UsageSeries
+from tests.reliability_helpers import scheduled_ids
 
 plt = pytest.importorskip("matplotlib.pyplot")
-FAMILIES = ["hetero", "edgecloud", "preemptive"]
+FAMILIES = [s.name for s in api.families()]
 
 
 @pytest.fixture(autouse=True)
@@ -119,6 +120,8 @@ def test_comparison_plot_writes_a_file(tmp_path):
     assert not plt.fignum_exists(ax.figure.number)  # closed after saving
 
 
+
+
 @pytest.mark.parametrize("family", FAMILIES)
 def test_family_gantt_and_usage_of_online_and_optimum(family):
     """Every scheduled job appears on the chart; the utilisation never exceeds a finite capacity."""
@@ -127,7 +130,7 @@ def test_family_gantt_and_usage_of_online_and_optimum(family):
         assert api.validate(inst, res) == []
         ax = api.plot_schedule(inst, res)
         jobs = {int(p.get_gid().removeprefix("bar-job")) for p in _bars(ax)}
-        assert jobs == {js["job"] for js in res.schedule["jobs"]}
+        assert jobs == set(scheduled_ids(res))
         assert res.algorithm in ax.get_title()
         assert viz.overlaps_figure(ax.figure) == []
         fig = api.plot_utilisation(inst, res)

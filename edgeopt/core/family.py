@@ -181,7 +181,7 @@ def parse_model(cls: type[pydantic.BaseModel], data: Any, *, root: str) -> Any:
     except pydantic.ValidationError as exc:
         lines = []
         for err in exc.errors():
-            loc = ".".join(str(p) for p in (root, *err["loc"]))
+            loc = ".".join(str(p) for p in (root, *_data_path(data, err["loc"])))
             msg = str(err["msg"]).removeprefix("Value error, ").replace("\n", " ")
             # a model-level validator names the field at the start of its message ("jobs.3.arrival: ...")
             field = _FIELD_PREFIX.match(msg)
@@ -192,6 +192,25 @@ def parse_model(cls: type[pydantic.BaseModel], data: Any, *, root: str) -> Any:
         raise InputError(loc, msg, details=[f"{lo}: {m}" for lo, m in lines]) from None
     except RecursionError:
         raise InputError(root, "nested too deeply") from None
+
+
+def _data_path(data: Any, loc: tuple) -> list:
+    """``loc`` without the entries pydantic inserts that are not in the data (a tagged union's tag,
+    e.g. ``latency_cost.piecewise.tau`` -> ``latency_cost.tau``), so the error names the field as written.
+
+    An entry absent from its dict is a tag when the entry after it is in that same dict, or is the
+    last one (pydantic reports a missing field of the tagged model one level below the tag)."""
+    out, node = [], data
+    for k, part in enumerate(loc):
+        is_tag = (isinstance(node, dict) and part not in node and k + 1 < len(loc)
+                  and (loc[k + 1] in node or k + 2 == len(loc)))
+        if is_tag:
+            continue
+        out.append(part)
+        inside = (isinstance(node, dict) and part in node
+                  or isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node))
+        node = node[part] if inside else None
+    return out
 
 
 def _complete_by_some_algorithm(spec: FamilySpec, instance: pydantic.BaseModel) -> str | None:

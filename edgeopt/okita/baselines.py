@@ -302,10 +302,14 @@ class OasisScheduler:
         """The DP over slots start..T-1; reserves the best plan. False when none exists."""
         T = self.inst.horizon
         W = ja.worker_slots(int(self.M[ja.id].sum()))
-        xs = np.arange(W + 1)
+        # Workers that fit per slot, ignoring the PS: when even these cannot give W worker-slots by T-1,
+        # no plan exists (this also keeps the DP's [W, x] table from being built for a hopeless job).
+        fit = [int(max_workers(self.C - self.reserved[t], ja.m, W).sum()) for t in range(start, T)]
+        if sum(min(W, f) for f in fit) < W:
+            return False
+        ws = np.arange(W + 1)
         G = np.full(W + 1, INF)
         G[0] = 0.0
-        idx = np.minimum(xs[:, None] + xs[None, :], W)  # state after taking x from w
         choices, fills = [], []
         best, best_c = INF, None
         for t in range(start, T):
@@ -313,11 +317,15 @@ class OasisScheduler:
             if lat >= best:
                 break
             fill, psprice = self.slot_fill(ja, t, W)
+            # x above the largest fill of any PS site costs inf, so the DP only looks at x <= X
+            X = min(W, int(fill.cum[fill.ps_ok, -1].max(initial=0)))
+            xs = np.arange(X + 1)
             c = fill.costs(xs) + psprice[None, :]
             rows = c.shape[1] - 1 - np.argmin(c[:, ::-1], axis=1)
             cost_x = c[xs, rows]
             cost_x[0] = 0.0
             tot = G[:, None] + cost_x[None, :]  # [w, x]
+            idx = np.minimum(ws[:, None] + xs[None, :], W)  # state after taking x from w
             newG = np.full(W + 1, INF)
             arg = np.zeros(W + 1, dtype=np.int64)
             prev = np.zeros(W + 1, dtype=np.int64)
@@ -328,8 +336,8 @@ class OasisScheduler:
             first[1:] = flat_i[order][1:] != flat_i[order][:-1]
             sel = order[first]
             newG[flat_i[sel]] = flat_t[sel]
-            arg[flat_i[sel]] = sel % (W + 1)
-            prev[flat_i[sel]] = sel // (W + 1)
+            arg[flat_i[sel]] = sel % (X + 1)
+            prev[flat_i[sel]] = sel // (X + 1)
             G = newG
             choices.append((prev, arg))
             fills.append((fill, rows))

@@ -52,7 +52,7 @@ EXP_RATE = 0.25
 
 def _finite(v: float, name: str, lo: float = 0.0) -> float:
     if not math.isfinite(v) or v < lo or v > MAX_VALUE:
-        raise ValueError(f"{name} must be a finite number in [{lo:g}, {MAX_VALUE:g}], got {v}")
+        raise ValueError(f"{name}: must be a finite number in [{lo:g}, {MAX_VALUE:g}], got {v}")
     return v
 
 
@@ -172,7 +172,7 @@ class Job(BaseModel):
     def _fields(self) -> Job:
         for k, v in enumerate(self.data_chunks):
             if v < 0 or v > 10**7:
-                raise ValueError(f"data_chunks.{k} must be in [0, 1e7], got {v}")
+                raise ValueError(f"data_chunks.{k}: must be in [0, 1e7], got {v}")
         if sum(self.data_chunks) < 1:
             raise ValueError("data_chunks: a job needs at least one chunk")
         for name in ("worker_demand", "ps_demand"):

@@ -55,7 +55,7 @@ class Cluster(BaseModel):
     def _cap(self) -> Cluster:
         for i, c in enumerate(self.capacity):
             if not 0 <= c <= MAX_CAPACITY:
-                raise ValueError(f"capacity entry {i} must be in [0, {MAX_CAPACITY}], got {c}")
+                raise ValueError(f"capacity.{i}: must be in [0, {MAX_CAPACITY}], got {c}")
         return self
 
 

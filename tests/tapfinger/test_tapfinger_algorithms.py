@@ -79,7 +79,7 @@ def test_at_least_five_certified_instances():
 
 @pytest.mark.parametrize("name", NAMES)
 def test_golden_optimum_is_reproduced(name):
-    _spec, inst = api.load(DIR / f"{name}.json")
+    inst = api.load(DIR / f"{name}.json")
     rec = jsonio.read_json(str(DIR / f"{name}.optimum.json"), what="optimum")
     assert set(rec["certified_by"]) == {"milp", "cpsat"}
     res = METHODS["cpsat"](inst, time_limit=30)
