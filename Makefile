@@ -50,9 +50,12 @@ reproduce: $(DEVSTAMP)
 reproduce-quick: $(DEVSTAMP)
 	$(BIN)/python benchmarks/reproduce.py --quick
 
-# Regenerate the generated tables of docs/families/*.md and the notebooks from their builders.
+# Regenerate what is generated: the tables of docs/families/*.md, the notebooks built by
+# notebooks/build_notebooks.py, and the Gantt images of docs/img/.
 docs: $(DEVSTAMP)
 	$(BIN)/python docs/make_docs.py
+	$(BIN)/python notebooks/build_notebooks.py
+	$(BIN)/python docs/img/make_images.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -34,9 +34,10 @@ LADDER = [(5, 2, 20), (6, 2, 20), (7, 2, 20), (8, 3, 20), (10, 3, 24), (12, 4, 2
 
 def _row(res, size) -> dict:
     gap = res.gap
+    timings = res.extra.get("timings", {})
     return {"jobs": size[0], "servers": size[1], "slots": size[2], "status": res.status.value,
             "objective": res.objective, "bound": res.bound, "gap": gap,
-            "build_s": res.extra.get("build_s"), "solve_s": res.extra.get("solve_s"),
+            "build_s": timings.get("build_s"), "solve_s": timings.get("solve_s"),
             "runtime_s": round(res.runtime_s, 3)}
 
 
