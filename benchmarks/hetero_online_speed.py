@@ -3,7 +3,7 @@
 Runs ``online`` on ``generate("paper", jobs=N, servers=150, horizon=300)`` for
 N in 250, 500, 1000 (by default), checks every schedule with the validator, and
 prints wall-clock and CPU seconds, time per job, and the objective. The target
-of issue 2: 1,000 jobs, 150 servers, T = 300 in under 60 s on a 2-core machine.
+of the project: 1,000 jobs, 150 servers, T = 300 in under 60 s on a 2-core machine.
 Writes ``hetero_online_speed.json`` to ``--out`` (``--out benchmarks/results`` rewrites the tracked file).
 
     python benchmarks/hetero_online_speed.py [--jobs 250 500 1000] [--seeds 0] [--baselines]

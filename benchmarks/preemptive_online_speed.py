@@ -1,6 +1,6 @@
 """Speed of `online` (A_online, Wang et al.) at the paper's simulation scale: 300 jobs, 100 edge servers + cloud.
 
-The issue asks for < 30 s on 2 cores. Reports, per seed, the algorithm's own runtime (Result.runtime_s:
+The project's target is < 30 s on 2 cores. Reports, per seed, the algorithm's own runtime (Result.runtime_s:
 the online run, A_ps, schedule assembly), the wall time of the call (adds the objective and the Result
 construction), and the validator's time; every schedule is validated.
 

@@ -88,14 +88,17 @@ def bad_inputs(family: str, rng: random.Random, n: int, tmp: Path) -> list[dict]
     base = api.generate(family, "small", seed=1).model_dump(mode="json")
     leaves = list(_leaves(base))
     cases = [("deep nesting", "[" * 5000 + "]" * 5000), ("deep object", '{"a":' * 3000 + "1" + "}" * 3000)]
+    jobs = "tasks" if family == "tapfinger" else "jobs"
     d = copy.deepcopy(base)
     d["horizon"] = 12
-    d["jobs"][0]["arrival"] = 50
+    d[jobs][0]["arrival"] = 50
     cases.append(("arrival after horizon", json.dumps(d)))
     d = copy.deepcopy(base)
     d["horizon"] = -1
-    d["jobs"][0]["epochs"] = 0
-    d["jobs"][1]["chunks"] = "x"
+    first, second = {"tapfinger": ("task_type", "arrival"), "okita": ("epochs", "chunk_size_mb")}.get(
+        family, ("epochs", "chunks"))
+    d[jobs][0][first] = -1 if family == "tapfinger" else 0
+    d[jobs][1][second] = "x"
     cases.append(("three errors", json.dumps(d)))
     while len(cases) < n:
         d = copy.deepcopy(base)
@@ -125,8 +128,9 @@ def extreme_inputs(family: str, rng: random.Random, n: int, tmp: Path) -> list[d
             d["horizon"] = rng.choice([1, 10**5, 10**6, B.MAX_HORIZON])
             changes.append(f"horizon={d['horizon']}")
         if rng.random() < 0.1:
-            d["jobs"] = []
-            changes.append("jobs=[]")
+            jobs = "tasks" if family == "tapfinger" else "jobs"
+            d[jobs] = []
+            changes.append(f"{jobs}=[]")
         f = tmp / f"{family}_ext_{k}.json"
         f.write_text(json.dumps(d))
         out.append({"family": family, "kind": "extreme", "label": "; ".join(changes), "instance": f})
@@ -179,7 +183,7 @@ def _rename_job(res: dict, new_id: int) -> dict:
     for key in ("jobs", "placements", "schedule"):
         if isinstance(sched.get(key), list) and sched[key]:
             first = sched[key][0]
-            for idk in ("job", "id", "job_id"):
+            for idk in ("job", "task", "id", "job_id"):
                 if idk in first:
                     first[idk] = new_id
                     return res

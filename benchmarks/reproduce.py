@@ -48,8 +48,10 @@ ENTRIES: tuple[Entry, ...] = (
           "hetero_paper_totals_paper_every_slot.json"),
     Entry("hetero", "hetero_online_speed.py", "", "--jobs 100 --servers 30 --horizon 100", 5,
           "hetero_online_speed.json"),
-    Entry("hetero", "hetero_exact_scale.py", "--paper-jobs 20,50,100",
+    Entry("hetero", "hetero_exact_scale.py", "--paper-jobs 20,50,100 --trivial-jobs 20,50,100,1000",
           "--paper-jobs 20 --time-limit 10 --skip-ladder", 40, "hetero_exact_scale.json"),
+    Entry("hetero", "hetero_exact_scale.py", "--time-limit 600 --paper-jobs ''",
+          "--time-limit 11 --paper-jobs ''", 120, "hetero_exact_scale_600.json"),
     # edgecloud (She et al.)
     Entry("edgecloud", "edgecloud_baselines.py", "--seeds 0-2 --regimes compact,first",
           "--seeds 0 --regimes compact --jobs 20,40 --servers 20 --fixed-jobs 20 --fixed-servers 20", 40,
@@ -98,14 +100,14 @@ ENTRIES: tuple[Entry, ...] = (
     # okita (Han et al.)
     Entry("okita", "okita_ratio.py", "--seeds 0-9", "--seeds 0 --cell 2,3,8 --time-limit 20", 7,
           "okita_ratio.json"),
-    Entry("okita", "okita_ratio.py", "--seeds 0-5 --cell 4,6,10 --name okita_ratio_large.json",
+    Entry("okita", "okita_ratio.py", "--seeds 0-5 --cell 4,6,10 --time-limit 90 --name okita_ratio_large.json",
           "--seeds 0 --cell 2,3,8 --time-limit 20 --name okita_ratio_large.json", 8, "okita_ratio_large.json"),
     Entry("okita", "okita_exact_scale.py", "--seeds 0-1", "--seeds 0 --sizes 3x3x8 --time-limit 20", 20,
           "okita_exact_scale.json"),
     Entry("okita", "okita_exact_scale.py", "--seeds 0 --sizes 8x5x12 --time-limit 150 "
           "--name okita_exact_scale_large.json", "--seeds 0 --sizes 3x3x8 --time-limit 20 "
           "--name okita_exact_scale_large.json", 5, "okita_exact_scale_large.json"),
-    Entry("okita", "okita_paper.py", "--seeds 0-2", "--seeds 0 --only fig4", 30, "okita_paper.json"),
+    Entry("okita", "okita_paper.py", "--seeds 0-1", "--seeds 0 --only fig4", 30, "okita_paper.json"),
     Entry("okita", "okita_online_speed.py", "--seeds 0-2", "--seeds 0", 2, "okita_online_speed.json"),
     Entry("okita", "okita_readings.py", "--seeds 0-1", "--seeds 0", 5, "okita_readings.json"),
     # tapfinger (Li et al.)
@@ -114,12 +116,15 @@ ENTRIES: tuple[Entry, ...] = (
     Entry("tapfinger", "tapfinger_env_speed.py", "--seeds 0-4", "--seeds 0", 2, "tapfinger_env_speed.json"),
     Entry("tapfinger", "tapfinger_policy_eval.py", "--seeds 0-9", "--seeds 0", 15,
           "tapfinger_policy_eval.json, tapfinger_policy_fig4.png"),
+    # the CLI robustness probe (every family)
+    Entry("cli", "probe_cli.py", "--runs-per-kind 21 --jobs 2", "--runs-per-kind 3 --jobs 2", 6, "probe_cli.json"),
 )
 
 
 def command(entry: Entry, *, quick: bool, out: Path) -> list[str]:
     args = entry.quick if quick else entry.args
-    return [sys.executable, str(ROOT / "benchmarks" / entry.script), *shlex.split(args), "--out", str(out)]
+    target = out / "probe_cli.json" if entry.script == "probe_cli.py" else out  # the probe's --out is a file
+    return [sys.executable, str(ROOT / "benchmarks" / entry.script), *shlex.split(args), "--out", str(target)]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -78,7 +78,7 @@ def run_setting(seeds: list[int], make, with_optimum: bool) -> dict:
             table[a]["max_ratio_to_optimum"] = round(max(r["ratios"]), 4)
         if r["infer_ms"]:
             table[a]["inference_ms_per_decision"] = round(statistics.fmean(r["infer_ms"]), 2)
-    for a in ("online", "vanilla_marl"):  # per-seed head-to-head against the bars the issue names
+    for a in ("online", "vanilla_marl"):  # per-seed head-to-head against the baselines the paper compares with
         mine = rows[a]["totals"]
         if len(mine) == len(seeds):
             table[a]["wins_per_seed"] = {

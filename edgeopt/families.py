@@ -16,7 +16,7 @@ from typing import Any
 from edgeopt.core import FamilySpec, InputError, Result, registered
 from edgeopt.core.jsonio import read_json
 
-#: Every family of the project, in the order of ARCHITECTURE.md's table.
+#: Every family of the project, in the order of the README's table.
 FAMILY_NAMES = ("edgecloud", "hetero", "tapfinger", "preemptive", "okita")
 
 

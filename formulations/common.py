@@ -3,9 +3,10 @@
 Each family's formulation module builds a model (``build_*``), calls
 `solve_pyomo` or `solve_cpsat` here, extracts a schedule, and hands it to
 `finish` which re-checks it with the family's validator: a solver's
-"optimal" is never trusted on its own (shared/docs/STYLE.md, principle 5).
+"optimal" is never trusted on its own (a schedule that fails the validator
+is an error, not a result).
 
-Facts behind the choices (shared/docs/SOLVERS.md): ``highspy==1.12.0`` must
+Facts behind the choices (docs/solvers.md): ``highspy==1.12.0`` must
 match the HiGHS bundled in ortools 9.15; Pyomo's new HiGHS interface takes
 ``time_limit``/``rel_gap`` and needs ``raise_exception_on_nonoptimal_result
 =False, load_solutions=False`` to return an incumbent at a time limit.

@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from edgeopt.core.errors import InputError
 
 #: Default budget on a model's estimated nonzeros (about 2-3 GB through Pyomo on
-#: these machines, see the measurements in docs/ARCHITECTURE.md).
+#: these machines, see docs/solvers.md).
 DEFAULT_MAX_NONZEROS = 2_000_000
 
 
@@ -130,7 +130,7 @@ class ModelSize:
 
     @property
     def memory_gb(self) -> float:
-        """A rough memory estimate: about 1.5 kB per nonzero through Pyomo (measured, SOLVERS facts)."""
+        """A rough memory estimate: about 1.5 kB per nonzero through Pyomo (measured; docs/solvers.md)."""
         return self.nonzeros * 1.5e-6
 
     def describe(self) -> str:

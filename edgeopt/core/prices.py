@@ -1,7 +1,7 @@
 """Exponential price functions of the primal-dual online algorithms.
 
 Both the hetero paper (Zhou et al., eq. 11) and the edgecloud paper (She et
-al., eqs. 7-8, read as in PAPER_NOTES.md) price a resource by how full it is:
+al., eqs. 7-8, read from the garbled print) price a resource by how full it is:
 
     price(used) = base ** (used / capacity) - 1
 

@@ -10,7 +10,7 @@ the next round. Jobs still waiting when the rounds reach the horizon are
 rejected. A_online runs through `edgeopt.core.run_online`, so it sees a job
 only from its arrival on, and commits each job's schedule once, at ``tau_i``.
 
-Prices (7)-(8), read as in PAPER_NOTES: ``lambda_su(t) = theta1 ** (f_su(t) / W_su) - 1``
+Prices (7)-(8), read from the garbled print as: ``lambda_su(t) = theta1 ** (f_su(t) / W_su) - 1``
 and ``mu_sv(t) = theta2 ** (g_sv(t) / P_sv) - 1`` with ``theta1 = 2 T S U F1 + 1``,
 ``theta2 = 2 T S V F2 + 1`` (`edgeopt.core.price_base`), f/g the workers/PSs
 already reserved at slot t. F1 and F2 ("upper bounds of the unit price",
@@ -48,7 +48,7 @@ constraints):
   capacity over the whole run ``[h, h + d)``.
 * COST_C sorts by the run's total cost ``sum_t (D_u lambda_su(t) + mu_sv(t))``
   rather than by its value at tau_i (the quantity line 8 returns).
-* COST_D, as its intent (PAPER_NOTES): workers are filled greedily on the
+* COST_D, as its stated intent: workers are filled greedily on the
   servers with the cheapest run cost per worker (lines 3-7; optimal for the
   worker part since the cost is linear per worker), and the PS goes to the
   server with the cheapest PS run cost among those with a free type-v_j PS

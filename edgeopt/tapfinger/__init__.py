@@ -19,7 +19,7 @@ from edgeopt.tapfinger.schedule import Schedule, gantt, job_rows, objective, usa
 
 #: Set when the paper's algorithm (the learned policy, ``online``) cannot be registered: the rl
 #: extra (torch, torch-geometric, safetensors) is missing. None once ``online`` is registered.
-ONLINE_PENDING: str | None = "learned policy: issue 14 (install edgeopt[rl])"
+ONLINE_PENDING: str | None = "the learned policy needs the rl extra: pip install -e '.[rl]'"
 
 FAMILY = FamilySpec(
     name="tapfinger",

@@ -7,7 +7,7 @@
   as a MILP (objective ``cost``), optionally for one colocation case q_j -- the exact reference
   that A_mincost1/2 and A_RAmincost1/2 are checked against (Theorems 1 and 6).
 * `column_generation`: the LP relaxation of the packing ILP (8)/(17) over schedules Gamma_j,
-  solved with highspy (``addCol`` + warm-started ``run``, SOLVERS.md). Its pricing problem is
+  solved with highspy (``addCol`` + warm-started ``run``, docs/solvers.md). Its pricing problem is
   exactly (12): a column l of job j improves the LP iff w_j - cost_delta(l) > u_j. The pricing
   oracle is ``search`` of ``edgeopt.hetero.mincost`` (A_mincost1/2, or A_RAmincost1/2); with
   ``certify=True`` the exact MILP of (12) prices every job once more at the end, so the LP bound

@@ -17,7 +17,7 @@ Reading of Wang et al. (see also edgeopt/preemptive/__init__.py):
   the cloud when the whole job (every chunk and every PS) is on the cloud
   (``zeta_j = 1``, (2g)/(2h)).
 * Edge workers are individual machines; a chunk is dispatched to one worker
-  and never moves (the issue's no-migration rule), preemption is allowed on
+  and never moves (no migration: the paper dispatches a chunk once), preemption is allowed on
   edge workers. The cloud has unlimited workers and PSs and no preemption, so
   a cloud chunk trains in the contiguous slots ``r_j + Delta_jc, ...``: with
   no capacity there, starting it any later can only increase (2) and (3).

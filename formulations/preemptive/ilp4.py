@@ -275,7 +275,7 @@ def solve_lp4(instance: Any, *, time_limit: float = 60.0, **options: Any) -> Res
 def solve_p6(data: ModelData, *, time_limit: float = 60.0) -> tuple[float, Duals6]:
     """Solve the primal of (6) and read (alpha, beta) back from HiGHS's row duals.
 
-    Sign convention (SOLVERS.md): a minimisation's >= rows have duals >= 0, its <= rows duals <= 0,
+    Sign convention (docs/solvers.md): a minimisation's >= rows have duals >= 0, its <= rows duals <= 0,
     so alpha = dual(c4a_work) and beta = -dual(c4b_worker).
     """
     import pyomo.environ as pyo
