@@ -46,7 +46,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry("hetero", "hetero_paper_totals.py", "--presets paper --only online_every_slot --suffix _every_slot",
           "--presets paper --jobs 60 --horizon 60 --only online_every_slot --suffix _every_slot", 30,
           "hetero_paper_totals_paper_every_slot.json"),
-    Entry("hetero", "hetero_online_speed.py", "", "--jobs 100 --servers 30 --horizon 100", 5,
+    Entry("hetero", "hetero_online_speed.py", "--baselines", "--jobs 100 --servers 30 --horizon 100", 5,
           "hetero_online_speed.json"),
     Entry("hetero", "hetero_exact_scale.py", "--paper-jobs 20,50,100 --trivial-jobs 20,50,100,1000",
           "--paper-jobs 20 --time-limit 10 --skip-ladder", 40, "hetero_exact_scale.json"),
