@@ -76,8 +76,14 @@ def generate(
     jobs: int | None = None,
     servers: int | None = None,
     horizon: int | None = None,
+    **options: Any,
 ) -> Any:
-    """A seeded instance of family ``name`` (preset defaults to the family's first, ``small``)."""
+    """A seeded instance of family ``name`` (preset defaults to the family's first, ``small``).
+
+    ``options`` are the family generator's own keyword arguments (`generator_options`), e.g.
+    ``clusters=6, arrival_rate=4`` for tapfinger or ``cost="piecewise"`` for okita; a string value
+    (as the CLI passes it) is converted to the argument's type.
+    """
     spec = family(name)
     preset = preset or spec.presets[0]
     check_choice("preset", preset, list(spec.presets), f"{name} preset")
@@ -86,7 +92,59 @@ def generate(
             raise InputError(field, f"must be >= 1, got {value}")
     if seed < 0:
         raise InputError("seed", f"must be >= 0, got {seed}")
-    return spec.generate(preset, seed=seed, jobs=jobs, servers=servers, horizon=horizon)
+    known = generator_options(name)
+    for key, value in list(options.items()):
+        check_choice(key, key, sorted(known), f"{name} generator option")
+        options[key] = _convert_option(key, value, known[key])
+    return spec.generate(preset, seed=seed, jobs=jobs, servers=servers, horizon=horizon, **options)
+
+
+#: The generator arguments every family shares (``generate``'s own parameters).
+_COMMON_GENERATOR_ARGS = ("preset", "seed", "jobs", "servers", "horizon")
+
+
+def generator_options(name: str) -> dict[str, Any]:
+    """Family ``name``'s own generator options: keyword argument -> its type (from the annotations)."""
+    import typing
+
+    fn = family(name).generate
+    try:
+        hints = typing.get_type_hints(fn)
+    except (NameError, TypeError):  # an annotation that does not resolve: fall back to the defaults' types
+        hints = {}
+    out = {}
+    for p in inspect.signature(fn).parameters.values():
+        if p.kind is p.KEYWORD_ONLY and p.name not in _COMMON_GENERATOR_ARGS:
+            out[p.name] = hints.get(p.name, type(p.default) if p.default is not None else str)
+    return out
+
+
+def _convert_option(key: str, value: Any, hint: Any) -> Any:
+    """``value`` converted to ``hint`` (int, float, bool, a Literal's choices, or str); InputError naming ``key``."""
+    import typing
+
+    args = [a for a in typing.get_args(hint) if a is not type(None)]
+    if typing.get_origin(hint) is typing.Literal:
+        choices = [str(a) for a in args]
+        check_choice(key, str(value), choices, "value")
+        return str(value)
+    base = next((a for a in args if a in (bool, int, float, str)), args[0] if len(args) == 1 else hint)  # X | None -> X
+    if typing.get_origin(base) is typing.Literal:
+        return _convert_option(key, value, base)
+    if not isinstance(value, str):
+        return value
+    try:
+        if base is bool:
+            if value.lower() not in ("true", "false", "1", "0"):
+                raise ValueError(value)
+            return value.lower() in ("true", "1")
+        if base is int:
+            return int(value)
+        if base is float:
+            return float(value)
+    except ValueError:
+        raise InputError(key, f"expected {base.__name__}, got {value!r}") from None
+    return value
 
 
 def load(path: str | Path) -> Any:

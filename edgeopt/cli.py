@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
+import time
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -65,6 +66,23 @@ def _progress() -> Any:
                     console=err, transient=True, disable=not err.is_terminal)
 
 
+@contextlib.contextmanager
+def _run_progress(description: str) -> Any:
+    """A bar for one algorithm run, fed by its own reports (`edgeopt.core.progress`): slots of the
+    horizon simulated. It appears once the run has taken a second; silent when stderr is not a terminal."""
+    from edgeopt.core import progress as run_progress
+
+    with _progress() as bar:
+        task = bar.add_task(description, total=None, visible=False)
+        t0 = time.monotonic()
+
+        def show(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total, visible=time.monotonic() - t0 >= 1.0)
+
+        with run_progress.listening(show):
+            yield bar
+
+
 def _version(value: bool) -> None:
     if value:
         from importlib.metadata import PackageNotFoundError, version
@@ -96,8 +114,21 @@ def _fmt(x: float | None, digits: int = 6) -> str:
     return f"{x:.{digits}g}"
 
 
-@app.command()
+def _options_help() -> str:
+    """Each family's own generator options, for --help."""
+    parts = []
+    for s in api.families():
+        opts = api.generator_options(s.name)
+        if opts:
+            parts.append(f"{s.name}: " + ", ".join("--" + k.replace("_", "-") for k in opts))
+    return "; ".join(parts)
+
+
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+             epilog="Family options (e.g. `edgeopt generate tapfinger --preset paper --clusters 6 --arrival-rate 4`): "
+                    + _options_help())
 def generate(
+    ctx: typer.Context,
     family: Annotated[str, typer.Argument(help="Problem family, e.g. hetero.")],
     output: Annotated[Path, typer.Option("-o", "--output", help="Instance file to write.")],
     preset: Annotated[str | None, typer.Option(help=PRESET_HELP)] = None,
@@ -106,11 +137,33 @@ def generate(
     horizon: Annotated[int | None, typer.Option(help="Number of slots T (overrides the preset).")] = None,
     seed: Seed = 0,
 ) -> None:
-    """Generate a seeded instance of FAMILY and write it as JSON."""
-    instance = api.generate(family, preset, seed=seed, jobs=jobs, servers=servers, horizon=horizon)
+    """Generate a seeded instance of FAMILY and write it as JSON.
+
+    Options of the family's own generator follow as ``--name VALUE`` (listed below).
+    """
+    options = _family_options(ctx.args)
+    instance = api.generate(family, preset, seed=seed, jobs=jobs, servers=servers, horizon=horizon, **options)
     write_json(output, instance.model_dump(mode="json"))
-    n_jobs = len(getattr(instance, "jobs", []))
+    n_jobs = len(getattr(instance, "jobs", None) or getattr(instance, "tasks", []))
     err.print(f"wrote {output} ({family}, {n_jobs} jobs, seed {seed})")
+
+
+def _family_options(args: list[str]) -> dict[str, str]:
+    """``['--arrival-rate', '4', '--cost=linear']`` -> ``{'arrival_rate': '4', 'cost': 'linear'}``."""
+    out: dict[str, str] = {}
+    k = 0
+    while k < len(args):
+        arg = args[k]
+        if not arg.startswith("--") or len(arg) == 2:
+            raise InputError("arguments", f"unexpected argument {arg!r} (family options are --name VALUE)")
+        name, eq, value = arg[2:].partition("=")
+        if not eq:
+            if k + 1 == len(args):
+                raise InputError(name.replace("-", "_"), f"--{name} needs a value")
+            value, k = args[k + 1], k + 1
+        out[name.replace("-", "_")] = value
+        k += 1
+    return out
 
 
 @app.command("algorithms")
@@ -154,7 +207,7 @@ def run(
     spec = api.family_of(inst)
     params = _parse_params(param or [])
     api.check_algorithm(spec.name, algorithm).check_params(params)  # reject a bad key or value before running
-    with _progress_status(f"running {spec.name}/{algorithm}"):
+    with _run_progress(f"{spec.name}/{algorithm}, slots"):
         result = api.run(algorithm, inst, seed=seed, **params)
     _emit(result, output)
 
@@ -226,7 +279,7 @@ def compare(
     for name in names:  # a typo fails now, not after the others ran
         api.check_algorithm(spec.name, name)
     total = len(names) + (1 if optimal else 0)
-    with _progress() as progress:
+    with _run_progress("current algorithm, slots") as progress:
         task = progress.add_task("comparing", total=total)
         started = [0]
 

@@ -149,3 +149,21 @@ def test_family_docs_formats_match_the_schemas():
         old, new = make_docs.update(make_docs.PAGES / f"{family}.md")
         assert "<!-- generated:instance -->" in old
         assert old == new, f"docs/families/{family}.md is out of date: run python docs/make_docs.py"
+
+
+def test_generate_passes_family_options_typed_and_checked(tmp_path, capsys):
+    """``--clusters 6 --arrival-rate 4`` (tapfinger's 6-cluster setting) and ``--cost`` (okita) reach the generator."""
+    out = tmp_path / "t6.json"
+    assert cli("generate", "tapfinger", "--preset", "paper", "--clusters", "6", "--arrival-rate", "4", "-o", out) == 0
+    six = api.load(out)
+    assert len(six.clusters) == 6 and six == api.generate("tapfinger", "paper", clusters=6, arrival_rate=4.0)
+    assert cli("generate", "okita", "--cost=piecewise", "-o", tmp_path / "o.json") == 0
+    assert {j.latency_cost.kind for j in api.load(tmp_path / "o.json").jobs} == {"piecewise"}
+    for args, field in ((["okita", "--cots", "linear"], "cots"), (["okita", "--cost", "lineer"], "cost"),
+                        (["tapfinger", "--clusters", "six"], "clusters"), (["hetero", "stray"], "arguments")):
+        capsys.readouterr()
+        bad = tmp_path / "bad.json"
+        assert cli("generate", *args, "-o", bad) == 2
+        first = capsys.readouterr().err.strip().splitlines()[0]
+        assert first.startswith(f"error: {field}:"), first
+        assert not bad.exists()

@@ -17,6 +17,8 @@ import dataclasses
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Generic, TypeVar
 
+from edgeopt.core import progress
+
 J = TypeVar("J")
 
 
@@ -98,6 +100,7 @@ def run_online(
         policy._seen.update(job_id(j) for j in batch)
         policy.on_arrival(t, batch)
         policy.on_slot(t)
+        progress.report(t + 1, horizon)  # slots simulated
         candidates = []
         if pos < len(order):
             candidates.append(arrival(jobs[order[pos]]))
@@ -107,4 +110,5 @@ def run_online(
                 raise RuntimeError(f"next_wakeup({t}) returned {wake}, must be > {t}")
             candidates.append(wake)
         t = min(candidates) if candidates else None
+    progress.report(horizon, horizon)
     return late

@@ -43,7 +43,7 @@ from typing import Literal
 
 import numpy as np
 
-from edgeopt.core import Result, register, stopwatch
+from edgeopt.core import Result, progress, register, stopwatch
 from edgeopt.okita.instance import Instance, PiecewiseCost
 from edgeopt.okita.placement import (
     INF,
@@ -204,6 +204,7 @@ class OkitaScheduler:
                       and ja.id not in self.rejected]
             if active:
                 self.step(t, active)
+            progress.report(t + 1, T)
         for ja in self.jobs:
             if ja.id not in self.done:
                 self.rejected.add(ja.id)

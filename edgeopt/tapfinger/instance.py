@@ -226,7 +226,8 @@ def generate(
             its bandwidths; ``reachability="uniform_k"`` instead draws k ~ U{1..N} clusters as the
             authors' code does). T = last arrival + 300.
         paper6: the paper's 6-cluster setting: ``paper`` with 6 clusters and arrival rate 4 (the
-            same as ``paper`` with ``clusters=6, arrival_rate=4``, reachable from the shared CLI).
+            same as ``paper`` with ``clusters=6, arrival_rate=4``, i.e. ``edgeopt generate tapfinger --preset paper
+            --clusters 6 --arrival-rate 4``).
         hetero_clusters: the authors' heterogeneous setting: 6 clusters from (4, 4) to (32, 32),
             arrival rate 6, 64 tasks per cluster.
 

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from edgeopt.core import ModelError, Result
+from edgeopt.core import ModelError, Result, progress
 from edgeopt.tapfinger.env import TapFingerEnv
 from edgeopt.tapfinger.instance import Instance
 
@@ -53,9 +53,11 @@ def run_episode(instance: Instance, policy: Policy, *, seed: int = 0) -> tuple[T
         d = policy.act(env, obs, infos)
         obs, rewards, _, _, infos = env.step(d.actions, d.selection_probs, d.reallocations)
         steps += 1
+        progress.report(min(steps, instance.horizon), instance.horizon)
         total_reward += sum(rewards.values())
         conflicts += sum(bool(i.get("conflict_lost")) for i in infos.values())
         invalid += sum(bool(i.get("invalid_action") or i.get("invalid_reallocation")) for i in infos.values())
+    progress.report(instance.horizon, instance.horizon)
     return env, {"timesteps": steps, "conflicts_lost": conflicts, "invalid_actions": invalid,
                  "total_reward": total_reward}
 
