@@ -144,7 +144,7 @@ def generate(
     options = _family_options(ctx.args)
     instance = api.generate(family, preset, seed=seed, jobs=jobs, servers=servers, horizon=horizon, **options)
     write_json(output, instance.model_dump(mode="json"))
-    n_jobs = len(getattr(instance, "jobs", None) or getattr(instance, "tasks", []))
+    n_jobs = len(getattr(instance, "jobs", []))
     err.print(f"wrote {output} ({family}, {n_jobs} jobs, seed {seed})")
 
 

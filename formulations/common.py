@@ -272,6 +272,46 @@ def finish(
     )
 
 
+def write_certified(
+    folder: Any,
+    name: str,
+    instance: Any,
+    methods: dict[str, Callable[..., Result]],
+    *,
+    time_limit: float,
+    golden: dict[str, Callable[[Any], Any]] | None = None,
+    rel_tol: float = 1e-6,
+    abs_tol: float = 0.0,
+) -> dict[str, Any]:
+    """Certify ``instance`` with every exact model and write ``<name>.json`` and ``<name>.optimum.json``.
+
+    Every method must prove optimality and the optima must agree (spread at most
+    ``max(abs_tol, rel_tol * max(1, least optimum))``), else `SystemExit` and nothing is written.
+    ``golden`` adds named values of the instance to the record (an LP relaxation, a bound), as the
+    instances/<family>/make_certified.py scripts keep them. Returns the record.
+    """
+    from edgeopt.core import jsonio
+
+    results = {m: fn(instance, time_limit=time_limit) for m, fn in methods.items()}
+    for m, r in results.items():
+        if r.status != Status.OPTIMAL:
+            raise SystemExit(f"{name}: {m} did not prove optimality ({r.status.value})")
+    values = [r.objective for r in results.values()]
+    if max(values) - min(values) > max(abs_tol, rel_tol * max(1.0, min(values))):
+        raise SystemExit(f"{name}: the exact models disagree: {values}")
+    jsonio.write_json(str(folder / f"{name}.json"), instance.model_dump(mode="json"))
+    record = {
+        "instance": f"{name}.json",
+        "objective": min(values),
+        **{key: value(instance) for key, value in (golden or {}).items()},
+        "certified_by": {m: {"status": r.status.value, "objective": r.objective, "bound": r.bound,
+                             "runtime_s": round(r.runtime_s, 3)} for m, r in results.items()},
+        "instance_sha256": next(iter(results.values())).instance_sha256,
+    }
+    jsonio.write_json(str(folder / f"{name}.optimum.json"), record)
+    return record
+
+
 def deadline_bounded(family: str, method: str) -> Callable[[Callable[..., Result]], Callable[..., Result]]:
     """Make ``solve(instance, *, time_limit, deadline, **options)`` honour ``time_limit`` for the whole call.
 

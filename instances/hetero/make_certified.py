@@ -11,8 +11,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from edgeopt.core import Status, jsonio
 from edgeopt.hetero import generate
+from formulations.common import write_certified
 from formulations.hetero import METHODS
 from formulations.hetero.golden import lp_relaxation
 from formulations.hetero.theory import assumption_instance
@@ -32,24 +32,8 @@ CASES = {
 
 def certify(name: str, time_limit: float = 120.0) -> dict:
     inst = CASES[name]()
-    results = {m: fn(inst, time_limit=time_limit) for m, fn in METHODS.items()}
-    for m, r in results.items():
-        if r.status != Status.OPTIMAL:
-            raise SystemExit(f"{name}: {m} did not prove optimality ({r.status.value})")
-    values = [r.objective for r in results.values()]
-    if max(values) - min(values) > 1e-6 * max(1.0, min(values)):
-        raise SystemExit(f"{name}: the exact models disagree: {values}")
-    jsonio.write_json(str(HERE / f"{name}.json"), inst.model_dump(mode="json"))
-    record = {
-        "instance": f"{name}.json",
-        "objective": min(values),
-        "lp_relaxation": lp_relaxation(inst),
-        "certified_by": {m: {"status": r.status.value, "objective": r.objective, "bound": r.bound,
-                             "runtime_s": round(r.runtime_s, 3)} for m, r in results.items()},
-        "instance_sha256": results["milp"].instance_sha256,
-    }
-    jsonio.write_json(str(HERE / f"{name}.optimum.json"), record)
-    return record
+    return write_certified(HERE, name, inst, METHODS, time_limit=time_limit,
+                           golden={"lp_relaxation": lp_relaxation})
 
 
 if __name__ == "__main__":

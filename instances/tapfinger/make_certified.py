@@ -10,10 +10,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from edgeopt.core import Status, jsonio
 from edgeopt.tapfinger import generate
 from edgeopt.tapfinger.instance import ProgressModel, TaskType
 from edgeopt.tapfinger.progress import read_progress_table
+from formulations.common import write_certified
 from formulations.tapfinger import METHODS, start_rate_bound
 
 HERE = Path(__file__).resolve().parent
@@ -39,24 +39,8 @@ CASES = {
 def certify(name: str, time_limit: float = 60.0) -> dict:
     inst = CASES[name]()
     inst = type(inst).model_validate(inst.model_dump(mode="json"))
-    results = {m: fn(inst, time_limit=time_limit) for m, fn in METHODS.items()}
-    for m, r in results.items():
-        if r.status != Status.OPTIMAL:
-            raise SystemExit(f"{name}: {m} did not prove optimality ({r.status.value})")
-    values = [r.objective for r in results.values()]
-    if max(values) - min(values) > 1e-9:
-        raise SystemExit(f"{name}: the exact models disagree: {values}")
-    jsonio.write_json(str(HERE / f"{name}.json"), inst.model_dump(mode="json"))
-    record = {
-        "instance": f"{name}.json",
-        "objective": values[0],
-        "start_rate_bound": start_rate_bound(inst),
-        "certified_by": {m: {"status": r.status.value, "objective": r.objective, "bound": r.bound,
-                             "runtime_s": round(r.runtime_s, 3)} for m, r in results.items()},
-        "instance_sha256": results["milp"].instance_sha256,
-    }
-    jsonio.write_json(str(HERE / f"{name}.optimum.json"), record)
-    return record
+    return write_certified(HERE, name, inst, METHODS, time_limit=time_limit,
+                           golden={"start_rate_bound": start_rate_bound}, rel_tol=0.0, abs_tol=1e-9)
 
 
 if __name__ == "__main__":
