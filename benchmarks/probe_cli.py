@@ -39,6 +39,7 @@ sys.path.insert(0, str(ROOT))
 
 from edgeopt import api
 from edgeopt.core import bounds as B
+from edgeopt.core.jsonio import get_path, number_paths, set_path
 
 # (JSON true where a number belongs is left out: pydantic's lax mode reads it as 1, a documented coercion)
 HOSTILE_NUMBERS = [float("nan"), float("inf"), -float("inf"), 1e308, -1e308, 10**20, -(10**20), 2**63, -1, "x", None,
@@ -46,30 +47,6 @@ HOSTILE_NUMBERS = [float("nan"), float("inf"), -float("inf"), 1e308, -1e308, 10*
 EXTREME_INTS = [0, 1, 2, B.MAX_COUNT, B.MAX_HORIZON - 1]
 EXTREME_FLOATS = [0.0, B.MIN_MBPS, 1.0, B.MAX_SLOTS_PER_STEP, B.MAX_WEIGHT, B.MAX_MB]
 START_UP_S = 20.0  # the command's own start-up (imports): seconds on a 2-core machine under load
-
-
-def _leaves(data, path=()):
-    if isinstance(data, dict):
-        for k, v in data.items():
-            yield from _leaves(v, (*path, k))
-    elif isinstance(data, list):
-        for i, v in enumerate(data):
-            yield from _leaves(v, (*path, i))
-    elif isinstance(data, (int, float)) and not isinstance(data, bool):
-        yield path
-
-
-def _set(data, path, value):
-    node = data
-    for key in path[:-1]:
-        node = node[key]
-    node[path[-1]] = value
-
-
-def _get(data, path):
-    for key in path:
-        data = data[key]
-    return data
 
 
 def edgeopt(args: list[str], timeout: float) -> dict:
@@ -86,7 +63,7 @@ def edgeopt(args: list[str], timeout: float) -> dict:
 
 def bad_inputs(family: str, rng: random.Random, n: int, tmp: Path) -> list[dict]:
     base = api.generate(family, "small", seed=1).model_dump(mode="json")
-    leaves = list(_leaves(base))
+    leaves = number_paths(base)
     cases = [("deep nesting", "[" * 5000 + "]" * 5000), ("deep object", '{"a":' * 3000 + "1" + "}" * 3000)]
     jobs = "tasks" if family == "tapfinger" else "jobs"
     d = copy.deepcopy(base)
@@ -104,7 +81,7 @@ def bad_inputs(family: str, rng: random.Random, n: int, tmp: Path) -> list[dict]
         d = copy.deepcopy(base)
         path = rng.choice(leaves)
         value = rng.choice(HOSTILE_NUMBERS)
-        _set(d, path, value)
+        set_path(d, path, value)
         cases.append((f"{'.'.join(map(str, path))}={value!r}", json.dumps(d)))
     out = []
     for k, (label, text) in enumerate(cases[:n]):
@@ -118,11 +95,11 @@ def extreme_inputs(family: str, rng: random.Random, n: int, tmp: Path) -> list[d
     out = []
     for k in range(n):
         d = api.generate(family, "small", seed=rng.randrange(10), jobs=rng.randint(1, 4)).model_dump(mode="json")
-        leaves = list(_leaves(d))
+        leaves = number_paths(d)
         changes = []
         for path in rng.sample(leaves, min(len(leaves), rng.randint(1, 3))):
-            value = rng.choice(EXTREME_FLOATS if isinstance(_get(d, path), float) else EXTREME_INTS)
-            _set(d, path, value)
+            value = rng.choice(EXTREME_FLOATS if isinstance(get_path(d, path), float) else EXTREME_INTS)
+            set_path(d, path, value)
             changes.append(f"{'.'.join(map(str, path))}={value}")
         if rng.random() < 0.3:
             d["horizon"] = rng.choice([1, 10**5, 10**6, B.MAX_HORIZON])

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from edgeopt import api
 from edgeopt.cli import main
+from edgeopt.core.jsonio import get_path, set_path, tree_paths
 
 FAMILIES = [s.name for s in api.families()]
 needs_family = pytest.mark.skipif(not FAMILIES, reason="no family implemented yet")
@@ -144,24 +145,6 @@ def test_compare_writes_json_and_plot(tmp_path, capsys):
 # ---- malformed instance files (hypothesis) -------------------------------------------------------
 
 
-def _paths(node, prefix=()):
-    """Every (path, value) in a JSON tree."""
-    yield prefix, node
-    if isinstance(node, dict):
-        for k, v in node.items():
-            yield from _paths(v, (*prefix, k))
-    elif isinstance(node, list):
-        for i, v in enumerate(node):
-            yield from _paths(v, (*prefix, i))
-
-
-def _set(tree, path, value):
-    node = tree
-    for p in path[:-1]:
-        node = node[p]
-    node[path[-1]] = value
-
-
 def _wrong_type(value):
     """A replacement that no schema accepting ``value``'s type can accept."""
     if isinstance(value, (bool, int, float)):
@@ -177,25 +160,19 @@ def _wrong_type(value):
 def test_malformed_instances_exit_2_naming_the_field(data, tmp_path_factory, capsys):
     family = data.draw(st.sampled_from(FAMILIES))
     good = api.generate(family, "small", seed=0).model_dump(mode="json")
-    paths = [p for p, _ in _paths(good) if p and p != ("family",)]
+    paths = [p for p, _ in tree_paths(good) if p and p != ("family",)]
     kind = data.draw(st.sampled_from(["wrong_type", "unknown_key", "truncate"]))
     tmp = tmp_path_factory.mktemp("bad")
     target, out = tmp / "inst.json", tmp / "res.json"
     text = json.dumps(good)
     if kind == "wrong_type":
         path = data.draw(st.sampled_from(paths))
-        node = good
-        for p in path:
-            node = node[p]
-        _set(good, path, _wrong_type(node))
+        set_path(good, path, _wrong_type(get_path(good, path)))
         text = json.dumps(good)
     elif kind == "unknown_key":
-        dicts = [p for p, v in _paths(good) if isinstance(v, dict)]
+        dicts = [p for p, v in tree_paths(good) if isinstance(v, dict)]
         path = data.draw(st.sampled_from(dicts))
-        node = good
-        for p in path:
-            node = node[p]
-        node["zz_unknown_field"] = 1
+        get_path(good, path)["zz_unknown_field"] = 1
         path = (*path, "zz_unknown_field")
         text = json.dumps(good)
     else:

@@ -8,6 +8,7 @@ import pytest
 
 from edgeopt import api
 from edgeopt.core import InputError, Result, Status
+from edgeopt.core.jsonio import set_path
 from tests.reliability_helpers import (
     FAMILIES,
     assert_clean_error,
@@ -68,10 +69,7 @@ HUGE = [
 @pytest.mark.parametrize("family, path, value, field", HUGE, ids=[f"{h[0]}-{'.'.join(map(str, h[1]))}" for h in HUGE])
 def test_numbers_the_model_cannot_use_exit_2_naming_the_field(family, path, value, field, tmp_path, capsys):
     data, _ = small_instance(family, tmp_path)
-    node = data
-    for key in path[:-1]:
-        node = node[key]
-    node[path[-1]] = value
+    set_path(data, path, value)
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(data))  # Infinity is written as JSON's extension, as a hostile user would
     assert cli("run", "online", bad) == 2

@@ -13,29 +13,11 @@ from hypothesis import strategies as st
 
 from edgeopt import api
 from edgeopt.core import bounds as B
+from edgeopt.core.jsonio import number_paths, set_path
 from tests.reliability_helpers import FAMILIES, cli
 
 INTS = [0, 1, 2, B.MAX_COUNT, 10**6, B.MAX_HORIZON - 1, B.MAX_HORIZON]
 FLOATS = [0.0, B.MIN_MBPS, 1.0, B.MAX_SLOTS_PER_STEP, B.MAX_WEIGHT, B.MAX_MB, B.MAX_CAPACITY]
-
-
-def _leaves(data, path=()):
-    """Paths of every number in the instance data (booleans and strings left alone)."""
-    if isinstance(data, dict):
-        for k, v in data.items():
-            yield from _leaves(v, (*path, k))
-    elif isinstance(data, list):
-        for i, v in enumerate(data):
-            yield from _leaves(v, (*path, i))
-    elif isinstance(data, (int, float)) and not isinstance(data, bool):
-        yield path
-
-
-def _set(data, path, value):
-    node = data
-    for key in path[:-1]:
-        node = node[key]
-    node[path[-1]] = value
 
 
 @st.composite
@@ -44,7 +26,7 @@ def extreme_instances(draw, family):
     data = base.model_dump(mode="json")
     if draw(st.integers(0, 5)) == 0:
         data["jobs"] = []
-    leaves = sorted(_leaves(data), key=str)
+    leaves = sorted(number_paths(data), key=str)
     if not leaves:
         return data
     for path in draw(st.lists(st.sampled_from(leaves), min_size=1, max_size=4, unique=True)):
@@ -52,7 +34,7 @@ def extreme_instances(draw, family):
         for key in path:
             old = old[key]
         value = draw(st.sampled_from(FLOATS if isinstance(old, float) else INTS))
-        _set(data, path, value)
+        set_path(data, path, value)
     if draw(st.booleans()):
         data["horizon"] = draw(st.sampled_from([1, 2, 10**5, B.MAX_HORIZON]))
     return data

@@ -12,6 +12,7 @@ import math
 import os
 import re
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -144,3 +145,36 @@ def loads(text: str, *, what: str = "file", name: str = "input") -> Any:
         raise InputError(what, f"{name} is not valid JSON (line {exc.lineno}, column {exc.colno})") from None
     except (RecursionError, ValueError) as exc:  # ValueError: e.g. an integer with too many digits
         raise InputError(what, f"{name} cannot be decoded: {exc.__class__.__name__}: {exc}"[:300]) from None
+
+
+# -- paths into a JSON tree (tests, the CLI probe, scripts that edit an instance file) ------------
+
+JsonPath = tuple[str | int, ...]
+
+
+def tree_paths(node: Any, prefix: JsonPath = ()) -> Iterator[tuple[JsonPath, Any]]:
+    """Every ``(path, value)`` of a JSON tree, depth first, the root (path ``()``) included."""
+    yield prefix, node
+    if isinstance(node, dict):
+        for k, v in node.items():
+            yield from tree_paths(v, (*prefix, k))
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            yield from tree_paths(v, (*prefix, i))
+
+
+def number_paths(node: Any) -> list[JsonPath]:
+    """Paths of the numbers of a JSON tree (booleans are not numbers here), depth first."""
+    return [p for p, v in tree_paths(node) if isinstance(v, (int, float)) and not isinstance(v, bool)]
+
+
+def get_path(node: Any, path: JsonPath) -> Any:
+    """The value at ``path``."""
+    for key in path:
+        node = node[key]
+    return node
+
+
+def set_path(node: Any, path: JsonPath, value: Any) -> None:
+    """Replace the value at ``path`` (not the root) in place."""
+    get_path(node, path[:-1])[path[-1]] = value
