@@ -69,3 +69,21 @@ def make_job_too_long(family: str, data: dict) -> None:
             data["jobs"][0][k] = 10_000
         if family == "preemptive":
             data["jobs"][0]["requested_workers"] = 1
+
+
+#: The certified instances shipped with the project: ``instances/<family>/<name>.json`` and ``.optimum.json``.
+INSTANCES = Path(__file__).resolve().parents[1] / "instances"
+
+
+def certified_names(family: str) -> list[str]:
+    """Names of ``family``'s certified instances (those with an ``.optimum.json`` record)."""
+    return sorted(p.name[: -len(".optimum.json")] for p in (INSTANCES / family).glob("*.optimum.json"))
+
+
+def load_certified(family: str, name: str) -> tuple[Any, dict]:
+    """A certified instance of ``family`` (checked to be of that family) and its optimum record."""
+    from edgeopt.core import jsonio
+
+    inst = api.load(INSTANCES / family / f"{name}.json")
+    assert api.family_of(inst).name == family
+    return inst, jsonio.read_json(str(INSTANCES / family / f"{name}.optimum.json"), what="optimum")

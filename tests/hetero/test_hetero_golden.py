@@ -7,37 +7,28 @@ re-solves every instance; the MILP re-solves the quick ones here and all of them
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from edgeopt import api
-from edgeopt.core import Status, jsonio
+from edgeopt.core import Status
 from formulations.hetero import METHODS
 from formulations.hetero.golden import lp_relaxation
+from tests.reliability_helpers import certified_names, load_certified
 
-DIR = Path(__file__).resolve().parents[2] / "instances" / "hetero"
-NAMES = sorted(p.name[: -len(".optimum.json")] for p in DIR.glob("*.optimum.json"))
+NAMES = certified_names("hetero")
 QUICK_MILP = {"small_seed100", "small_ra_seed100", "assumptions_j10_seed0"}
-
-
-def _load(name: str):
-    inst = api.load(DIR / f"{name}.json")
-    spec = api.family_of(inst)
-    assert spec.name == "hetero"
-    return inst, jsonio.read_json(str(DIR / f"{name}.optimum.json"), what="optimum")
 
 
 def test_at_least_five_certified_instances():
     assert len(NAMES) >= 5
     for name in NAMES:
-        _, rec = _load(name)
+        _, rec = load_certified("hetero", name)
         assert set(rec["certified_by"]) == {"milp", "cpsat"}
         assert all(v["status"] == "optimal" for v in rec["certified_by"].values())
 
 
 def _check(name: str, method: str) -> None:
-    inst, rec = _load(name)
+    inst, rec = load_certified("hetero", name)
     res = METHODS[method](inst, time_limit=120)
     assert res.status == Status.OPTIMAL
     assert res.instance_sha256 == rec["instance_sha256"]
@@ -53,7 +44,7 @@ def test_cpsat_reproduces_the_certified_optimum(name):
 @pytest.mark.parametrize("name", sorted(set(NAMES) & QUICK_MILP))
 def test_milp_reproduces_the_certified_optimum(name):
     _check(name, "milp")
-    inst, rec = _load(name)
+    inst, rec = load_certified("hetero", name)
     lp = lp_relaxation(inst)
     assert lp == pytest.approx(rec["lp_relaxation"], rel=1e-6, abs=1e-6)
     assert lp <= rec["objective"] + 1e-6

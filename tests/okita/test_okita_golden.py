@@ -6,35 +6,27 @@ Each ``<name>.optimum.json`` holds the optimum of program (2) that both exact mo
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from edgeopt import api
-from edgeopt.core import Status, jsonio
+from edgeopt.core import Status
 from formulations.okita import METHODS, lp_relaxation
+from tests.reliability_helpers import certified_names, load_certified
 
-DIR = Path(__file__).resolve().parents[2] / "instances" / "okita"
-NAMES = sorted(p.name[: -len(".optimum.json")] for p in DIR.glob("*.optimum.json"))
-
-
-def _load(name: str):
-    inst = api.load(DIR / f"{name}.json")
-    assert api.family_of(inst).name == "okita"
-    return inst, jsonio.read_json(str(DIR / f"{name}.optimum.json"), what="optimum")
+NAMES = certified_names("okita")
 
 
 def test_at_least_five_certified_instances():
     assert len(NAMES) >= 5
     for name in NAMES:
-        _, rec = _load(name)
+        _, rec = load_certified("okita", name)
         assert set(rec["certified_by"]) == {"milp", "cpsat"}
         assert all(v["status"] == "optimal" for v in rec["certified_by"].values())
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_both_models_reproduce_the_certified_optimum_and_no_algorithm_beats_it(name):
-    inst, rec = _load(name)
+    inst, rec = load_certified("okita", name)
     for method in ("cpsat", "milp"):
         res = METHODS[method](inst, time_limit=60)
         assert res.status == Status.OPTIMAL

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from edgeopt import api
-from edgeopt.core import Status, jsonio, registered
+from edgeopt.core import Status, registered
 from edgeopt.tapfinger import FAMILY, generate
 from formulations.tapfinger import METHODS, SIZES, start_rate_bound
+from tests.reliability_helpers import certified_names, load_certified
 
 ALGOS = ["random", "minimum", "optimus", "optimus_np", "tiresias", "tiresias_np", "greedy"]
-DIR = Path(__file__).resolve().parents[2] / "instances" / "tapfinger"
-NAMES = sorted(p.name[: -len(".optimum.json")] for p in DIR.glob("*.optimum.json"))
+NAMES = certified_names("tapfinger")
 
 
 def test_registry_lists_every_baseline_with_honest_flags():
@@ -79,8 +77,7 @@ def test_at_least_five_certified_instances():
 
 @pytest.mark.parametrize("name", NAMES)
 def test_golden_optimum_is_reproduced(name):
-    inst = api.load(DIR / f"{name}.json")
-    rec = jsonio.read_json(str(DIR / f"{name}.optimum.json"), what="optimum")
+    inst, rec = load_certified("tapfinger", name)
     assert set(rec["certified_by"]) == {"milp", "cpsat"}
     res = METHODS["cpsat"](inst, time_limit=30)
     assert res.status == Status.OPTIMAL
