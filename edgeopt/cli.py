@@ -502,6 +502,11 @@ from edgeopt.tapfinger.policy.cli import train as _train_policy
 
 app.command("train")(_train_policy)
 
+from edgeopt.traces import cli as _traces_cli
+
+app.command("download-trace")(_traces_cli.download_trace)
+app.command("trace-stats")(_traces_cli.trace_stats)
+
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point: maps bad input to exit code 2 with a one-line message (all errors listed below it),

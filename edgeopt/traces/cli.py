@@ -1,0 +1,62 @@
+"""Bodies of the trace commands (``download-trace``, ``trace-stats``); `edgeopt.cli` registers them."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from edgeopt.core import InputError
+
+
+def download_trace(
+    name: Annotated[str, typer.Argument(help="Trace to fetch: alibaba-gpu-v2023 or itp-elasticflow.")],
+    to: Annotated[Path, typer.Option("--to", help="Folder to write the files into (created if needed).")],
+) -> None:
+    """Fetch a public trace from its home and verify its SHA-256 (nothing is kept if it does not match)."""
+    from edgeopt.traces.download import download_trace as fetch
+
+    for path in fetch(name, to):
+        sys.stderr.write(f"ok {path}\n")
+
+
+def trace_stats(
+    trace: Annotated[Path, typer.Argument(help="Job trace file (ITP, Alibaba, Philly JSON, Helios CSV; .gz ok).")],
+    fmt: Annotated[str, typer.Option("--format", help="auto, itp, alibaba, philly or helios.")] = "auto",
+    bin_hours: Annotated[float, typer.Option("--bin-hours", help="Width of an arrival-rate bin, hours.")] = 1.0,
+    plot: Annotated[Path | None, typer.Option(help="Write histograms and the arrival curve here (PNG/PDF/SVG).")]
+    = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the statistics as JSON.")] = False,
+) -> None:
+    """Job count, arrival rate over time, quantiles of GPU counts and durations of a trace."""
+    from edgeopt.traces.loaders import load_jobs
+    from edgeopt.traces.stats import format_stats, plot_trace
+    from edgeopt.traces.stats import trace_stats as compute
+
+    if not 0 < bin_hours <= 24 * 365:
+        raise InputError("bin_hours", f"must be in (0, 8760], got {bin_hours}")
+    if plot is not None and plot.suffix.lower() not in (".png", ".pdf", ".svg"):
+        raise InputError("plot", f"{plot.name}: the figure must be .png, .pdf or .svg")
+    jobs = load_jobs(trace, fmt)
+    stats = compute(jobs, bin_hours * 3600.0)
+    if as_json:
+        sys.stdout.write(json.dumps(stats, indent=2) + "\n")
+    else:
+        sys.stdout.write(format_stats(stats) + "\n")
+    if plot is not None:
+        import matplotlib.pyplot as plt
+
+        fig = plot_trace(jobs, bin_hours * 3600.0)
+        tmp = plot.with_name(f".{plot.name}.part{plot.suffix}")
+        try:
+            fig.savefig(tmp, dpi=110)
+            tmp.replace(plot)
+        except OSError as exc:
+            raise InputError("plot", f"cannot write {plot}: {exc.strerror or exc}") from None
+        finally:
+            tmp.unlink(missing_ok=True)
+            plt.close(fig)
+        sys.stderr.write(f"wrote {plot}\n")
