@@ -136,11 +136,23 @@ def generate(
     servers: Annotated[int | None, typer.Option(help="Number of servers (overrides the preset).")] = None,
     horizon: Annotated[int | None, typer.Option(help="Number of slots T (overrides the preset).")] = None,
     seed: Seed = 0,
+    trace: Annotated[Path | None, typer.Option(help="Build the instance from this job trace (ITP, Alibaba, "
+                                                    "Philly, Helios; see docs/families/FAMILY.md).")] = None,
+    machines: Annotated[Path | None, typer.Option(help="With --trace: machine list for the capacities.")] = None,
+    window: Annotated[str | None, typer.Option(help="With --trace: START:END on the trace's clock (14d:21d).")]
+    = None,
+    cluster: Annotated[str | None, typer.Option(help="With --trace: only this cluster of the trace.")] = None,
 ) -> None:
     """Generate a seeded instance of FAMILY and write it as JSON.
 
     Options of the family's own generator follow as ``--name VALUE`` (listed below).
     """
+    if trace is not None or machines is not None or window is not None or cluster is not None:
+        from edgeopt.traces.cli import generate_from_trace
+
+        generate_from_trace(family, output, trace, machines, window, cluster, jobs, servers, seed,
+                            preset, horizon, ctx.args)
+        return
     options = _family_options(ctx.args)
     instance = api.generate(family, preset, seed=seed, jobs=jobs, servers=servers, horizon=horizon, **options)
     write_json(output, instance.model_dump(mode="json"))

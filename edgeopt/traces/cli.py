@@ -60,3 +60,27 @@ def trace_stats(
             tmp.unlink(missing_ok=True)
             plt.close(fig)
         sys.stderr.write(f"wrote {plot}\n")
+
+
+def generate_from_trace(family: str, output: Path, trace: Path | None, machines: Path | None, window: str | None,
+                        cluster: str | None, jobs: int | None, servers: int | None, seed: int,
+                        preset: str | None, horizon: int | None, extra: list[str]) -> None:
+    """``edgeopt generate FAMILY --trace FILE ...``: write the trace-driven instance as JSON."""
+    from edgeopt import api
+    from edgeopt.core.jsonio import write_json
+    from edgeopt.traces.instances import generate_from_files
+
+    api.family(family)  # an unknown family is reported first
+    if trace is None:
+        raise InputError("trace", "--machines, --window and --cluster need --trace FILE")
+    for name, value in (("preset", preset), ("horizon", horizon)):
+        if value is not None:
+            raise InputError(name, f"--{name} does not apply with --trace (the trace sets it)")
+    if extra:
+        raise InputError("arguments", f"family options ({' '.join(extra)}) do not apply with --trace")
+    instance = generate_from_files(family, trace, machines=machines, window=window, n_jobs=jobs, seed=seed,
+                                   servers=servers, cluster=cluster)
+    write_json(output, instance.model_dump(mode="json"))
+    n_jobs = len(getattr(instance, "jobs", []))
+    sys.stderr.write(f"wrote {output} ({family} from {trace.name}, {n_jobs} jobs, horizon {instance.horizon}, "
+                     f"seed {seed})\n")
