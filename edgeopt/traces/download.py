@@ -56,7 +56,7 @@ def _fetch(remote: RemoteFile, target: Path, timeout: float) -> None:
     digest = hashlib.sha256()
     size = 0
     try:
-        with urllib.request.urlopen(remote.url, timeout=timeout) as resp, open(tmp, "wb") as out:  # noqa: S310
+        with urllib.request.urlopen(remote.url, timeout=timeout) as resp, open(tmp, "wb") as out:
             while chunk := resp.read(1 << 20):
                 size += len(chunk)
                 if size > MAX_DOWNLOAD_BYTES:

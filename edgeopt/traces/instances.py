@@ -272,7 +272,6 @@ def _tapfinger(jobs: pd.DataFrame, start_s: float, seed: int, servers: int | Non
     # task types: GPU class x 8 log-spaced duration bins (the model holds at most 64 types)
     edges = np.logspace(math.log10(max(dur.min(), 1.0)), math.log10(dur.max() + 1.0), 9)
     dbin = np.clip(np.searchsorted(edges, dur, side="right") - 1, 0, 7)
-    classes = sorted(set(int(g) for g in gpus))
     types: dict[tuple[int, int], int] = {}
     task_types = []
     cpus = jobs["cpus"].to_numpy(dtype=float)

@@ -37,12 +37,12 @@ def trace_stats(jobs: pd.DataFrame, bin_s: float = 3600.0) -> dict[str, Any]:
     ran = jobs["duration_s"].notna()
     span = float(jobs["submit_s"].max() - jobs["submit_s"].min()) if len(jobs) else 0.0
     stats: dict[str, Any] = {
-        "jobs": int(len(jobs)),
+        "jobs": len(jobs),
         "jobs_with_duration": int(ran.sum()),
         "first_submit_s": float(jobs["submit_s"].min()) if len(jobs) else None,
         "last_submit_s": float(jobs["submit_s"].max()) if len(jobs) else None,
         "span_days": span / 86400.0,
-        "arrivals_per_bin": {"bin_s": bin_s, "bins": int(len(counts)),
+        "arrivals_per_bin": {"bin_s": bin_s, "bins": len(counts),
                              "mean": float(counts.mean()) if len(counts) else 0.0,
                              **{k: v for k, v in _quantiles(counts.astype(float)).items() if k != "mean"},
                              "empty_bins": int((counts == 0).sum())},

@@ -76,7 +76,7 @@ def test_arrivals_and_algorithms_validate(tmp_path, family, with_machines):
     if with_machines and family in ("hetero", "okita"):
         caps = sorted(s.capacity[0] for s in (inst.servers if family == "hetero" else inst.sites))
         assert set(caps) <= {8.0, 4.0, 2.0}  # GPU machines of the list only
-    for name, algo in api.algorithms(family).items():
+    for name in api.algorithms(family):
         if family == "tapfinger" and name in ("online", "vanilla_marl"):
             continue  # the trained policies encode the paper's two task types (docs/families/tapfinger.md)
         result = api.run(name, inst)
