@@ -214,7 +214,10 @@ def _okita(jobs: pd.DataFrame, start_s: float, seed: int, servers: int | None,
     from edgeopt.okita import instance as ok
 
     rng = np.random.default_rng([seed, 4])
-    base = ok.generate("paper", seed=seed, jobs=len(jobs), servers=servers or 50).model_dump(mode="json")
+    # the paper's linear latency cost (Sec. V-B), not its default exponential one: f = tau * exp(0.25 x)
+    # passes 10**10 at a latency of 100 slots, which real jobs of hours to days reach, so the exponential
+    # cost would rank schedules by their single latest job
+    base = ok.generate("paper_linear", seed=seed, jobs=len(jobs), servers=servers or 50).model_dump(mode="json")
     slot = float(base["slot_seconds"])
     rows = _machine_rows(machines, servers, rng)
     if rows is not None:
