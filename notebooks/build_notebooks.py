@@ -1,4 +1,4 @@
-"""Write the notebooks: an overview of the families and the hetero, edgecloud and preemptive notebooks.
+"""Write the notebooks: an overview of the families, the hetero, edgecloud and preemptive notebooks, and traces.
 
 (okita.ipynb and tapfinger.ipynb are edited as notebooks directly; they follow the same plan.)
 
@@ -572,7 +572,80 @@ rows.groupby("algorithm")["ratio"].describe()[["count", "mean", "max"]]
     ])
 
 
-BOOKS = {"overview": overview, "hetero": hetero, "edgecloud": edgecloud, "preemptive": preemptive}
+def traces() -> nbf.NotebookNode:
+    return nb("traces", [
+        ("md", """
+# A real workload: the Microsoft ITP trace
+
+edgeopt ships one production trace, 69,351 deep-learning training jobs of ten Microsoft ITP GPU clusters
+(2021; Gu et al., ElasticFlow, ASPLOS 2023; MIT licence, `edgeopt/traces/data/SOURCE.md`). This notebook
+loads it as a typed table, shows its statistics, turns one window of one cluster into instances of two
+families (`edgeopt generate FAMILY --trace FILE --window START:END` does the same from the shell), and
+compares the algorithms on them. The mapping from trace to model is in each family's page,
+`docs/families/<family>.md`, section "From a trace".
+"""),
+        ("code", SETUP + """
+from edgeopt import traces
+from edgeopt.traces.instances import from_trace
+from edgeopt.traces.stats import format_stats, plot_trace, trace_stats
+"""),
+        ("md", "## The job table\nOne row per job; units in the column names (`edgeopt.traces.loaders`)."),
+        ("code", """
+jobs = traces.load_itp()
+assert list(jobs.columns) == list(traces.JOB_COLUMNS)
+jobs.head()
+"""),
+        ("code", """
+print(format_stats(trace_stats(jobs)))
+fig = plot_trace(jobs)
+"""),
+        ("md", "## Load per week of one cluster\nGPU-hours submitted per week: the windows of "
+               "`benchmarks/cross_family.py` (quiet, typical, busiest) come from this table."),
+        ("code", """
+WEEK = 7 * 86400
+c6 = jobs[jobs["cluster"] == "cluster06"]
+weekly = (c6.assign(week=(c6["submit_s"] // WEEK).astype(int), gpu_hours=c6["gpus"] * c6["duration_s"] / 3600)
+          .groupby("week").agg(jobs=("gpus", "size"), gpu_hours=("gpu_hours", "sum")))
+weekly
+"""),
+        ("md", """
+## One window, two families
+
+The first 30 jobs of week 2 of cluster06. In `preemptive` (Wang et al.) a job's GPUs become its gang
+size and its GPU time its work; in `hetero` (Zhou et al.) its GPUs bound its workers. Arrivals are the
+submission hours in both. Every schedule is validated; a `partial` result (jobs given up on) gets no rank.
+"""),
+        ("code", """
+window = (2 * WEEK, 3 * WEEK)
+insts = {family: from_trace(family, jobs, cluster="cluster06", window=window, n_jobs=30, seed=0, servers=12)
+         for family in ("preemptive", "hetero")}
+picked = traces.window(jobs, cluster="cluster06", start_s=window[0], end_s=window[1], n_jobs=30)
+pre = insts["preemptive"]
+pd.DataFrame({"submit_h": (picked["submit_s"] - window[0]) / 3600, "arrival": [j.arrival for j in pre.jobs],
+              "gpus": picked["gpus"], "gang": [j.requested_workers for j in pre.jobs],
+              "gpu_hours": picked["gpus"] * picked["duration_s"] / 3600,
+              "work": [j.epochs * j.chunks * j.minibatches_per_chunk * (j.worker_time_slots + j.ps_time_slots)
+                       for j in pre.jobs]}).head(8)
+"""),
+        ("code", """
+tables = {}
+for family, inst in insts.items():
+    table = api.compare(inst)
+    assert all(row.valid for row in table.rows), family
+    tables[family] = table.to_frame()
+pd.concat(tables, names=["family", "row"])[["kind", "status", "objective", "rank", "rejected", "runtime_s"]]
+"""),
+        ("code", """
+fig, axes = plt.subplots(1, 2, figsize=(12, 3.5), layout="constrained")
+for ax, (family, frame) in zip(axes, tables.items()):
+    done = frame[frame["status"] != "partial"].sort_values("objective")
+    ax.barh(done["algorithm"], done["objective"] / done["objective"].min())
+    ax.set_title(f"{family}: objective / best")
+"""),
+    ])
+
+
+BOOKS = {"overview": overview, "hetero": hetero, "edgecloud": edgecloud, "preemptive": preemptive, "traces": traces}
 
 
 def main(argv: list[str]) -> None:
