@@ -39,6 +39,8 @@ from edgeopt.traces.instances import from_trace
 WEEK_S = 7 * 86400.0
 FAMILIES = ("edgecloud", "hetero", "preemptive", "okita", "tapfinger")
 #: Mean GPUs per server of each family's own server draw when no machine list is given (docs/families).
+#: Trace options: tapfinger with the paper's two task types, so that its trained policies (A_online) run.
+TRACE_OPTIONS = {"tapfinger": {"task_types": "two"}}
 GPUS_PER_SERVER = {"edgecloud": 6.0, "hetero": 5.0, "preemptive": 4.6, "okita": 28 / 3, "tapfinger": 16.0}
 
 
@@ -140,7 +142,8 @@ def run_family(family: str, jobs: pd.DataFrame, start: float, cluster: str, gpus
                bound_time: float) -> dict[str, Any]:
     servers = max(1, math.ceil(gpus / GPUS_PER_SERVER[family]))
     t0 = time.process_time()
-    inst = from_trace(family, jobs, window=(start, start + WEEK_S), cluster=cluster, seed=seed, servers=servers)
+    inst = from_trace(family, jobs, window=(start, start + WEEK_S), cluster=cluster, seed=seed, servers=servers,
+                      **TRACE_OPTIONS.get(family, {}))
     out: dict[str, Any] = {"family": family, "jobs": len(inst.jobs), "servers": servers, "horizon": inst.horizon,
                            "build_cpu_s": round(time.process_time() - t0, 3),
                            "objective_name": api.family(family).objective_name}

@@ -76,10 +76,11 @@ def generate_from_trace(family: str, output: Path, trace: Path | None, machines:
     for name, value in (("preset", preset), ("horizon", horizon)):
         if value is not None:
             raise InputError(name, f"--{name} does not apply with --trace (the trace sets it)")
-    if extra:
-        raise InputError("arguments", f"family options ({' '.join(extra)}) do not apply with --trace")
+    from edgeopt.cli import _family_options
+
+    options = _family_options(extra)  # trace options of the family (tapfinger: --task-types two)
     instance = generate_from_files(family, trace, machines=machines, window=window, n_jobs=jobs, seed=seed,
-                                   servers=servers, cluster=cluster)
+                                   servers=servers, cluster=cluster, **options)
     write_json(output, instance.model_dump(mode="json"))
     n_jobs = len(getattr(instance, "jobs", []))
     sys.stderr.write(f"wrote {output} ({family} from {trace.name}, {n_jobs} jobs, horizon {instance.horizon}, "

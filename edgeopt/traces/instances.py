@@ -253,8 +253,46 @@ def _okita(jobs: pd.DataFrame, start_s: float, seed: int, servers: int | None,
 TAPFINGER_TIMESTEP_S = 300.0
 
 
+#: Speed-up law of the trace-driven tapfinger types: a task given ``x`` times its GPUs runs ``x**0.8`` faster.
+SPEEDUP = 0.8
+
+
+def _binned_types(gpus: np.ndarray, dur: np.ndarray, max_gpu: int) -> tuple[np.ndarray, list[dict]]:
+    """Types = (GPU demand, one of 8 log-spaced duration bins); a type takes the geometric mean of its
+    jobs' durations at its minimum GPUs, ``(g / gpu)**SPEEDUP`` of it with 2, 4, 8 times the GPUs."""
+    edges = np.logspace(math.log10(max(dur.min(), 1.0)), math.log10(dur.max() + 1.0), 9)
+    dbin = np.clip(np.searchsorted(edges, dur, side="right") - 1, 0, 7)
+    keys = sorted({(int(g), int(b)) for g, b in zip(gpus, dbin, strict=True)})
+    if len(keys) > 64:
+        raise InputError("trace", f"the window needs {len(keys)} tapfinger task types (at most 64)")
+    out = []
+    for g, b in keys:
+        secs = float(np.exp(np.mean(np.log(dur[(gpus == g) & (dbin == b)]))))
+        table = [{"cpu": 0, "gpu": g * 2**k, "seconds": min(secs / (2**k) ** SPEEDUP, 1e7)}
+                 for k in range(4) if g * 2**k <= max_gpu]
+        out.append({"name": f"g{g}-d{b}", "progress": {"kind": "table", "table": table}})
+    index = {key: t for t, key in enumerate(keys)}
+    return np.array([index[(int(g), int(b))] for g, b in zip(gpus, dbin, strict=True)]), out
+
+
+def _two_types(gpus: np.ndarray, dur: np.ndarray, max_gpu: int) -> tuple[np.ndarray, list[dict]]:
+    """Two types, as many as the paper's (and its trained policies): ``short`` and ``long``, split at the
+    median one-GPU-equivalent time ``d g**SPEEDUP``; each type's one-GPU time is the geometric mean of its
+    jobs', and ``gpu`` GPUs take ``gpu**-SPEEDUP`` of it (table entries at 1, 2, 4, ... GPUs)."""
+    one_gpu = dur * np.maximum(gpus, 1) ** SPEEDUP
+    kind = (one_gpu > np.median(one_gpu)).astype(int)
+    out = []
+    for t, name in enumerate(("short", "long")):
+        sel = one_gpu[kind == t] if (kind == t).any() else one_gpu
+        secs = float(np.exp(np.mean(np.log(sel))))
+        table = [{"cpu": 0, "gpu": 2**k, "seconds": min(secs / (2**k) ** SPEEDUP, 1e7)}
+                 for k in range(11) if 2**k <= max_gpu]
+        out.append({"name": name, "progress": {"kind": "table", "table": table}})
+    return kind, out
+
+
 def _tapfinger(jobs: pd.DataFrame, start_s: float, seed: int, servers: int | None,
-               machines: pd.DataFrame | None) -> Any:
+               machines: pd.DataFrame | None, task_types: str = "binned") -> Any:
     from edgeopt.tapfinger import instance as tf
 
     rng = np.random.default_rng([seed, 5])
@@ -272,22 +310,14 @@ def _tapfinger(jobs: pd.DataFrame, start_s: float, seed: int, servers: int | Non
     max_gpu = int(caps[:, 1].max())
     gpus = np.minimum(jobs["gpus"].to_numpy(), max_gpu)
     dur = jobs["duration_s"].to_numpy(dtype=float) * jobs["gpus"].to_numpy() / np.maximum(gpus, 1)
-    # task types: GPU class x 8 log-spaced duration bins (the model holds at most 64 types)
-    edges = np.logspace(math.log10(max(dur.min(), 1.0)), math.log10(dur.max() + 1.0), 9)
-    dbin = np.clip(np.searchsorted(edges, dur, side="right") - 1, 0, 7)
-    types: dict[tuple[int, int], int] = {}
-    task_types = []
     cpus = jobs["cpus"].to_numpy(dtype=float)
     min_cpu = np.where(np.isnan(cpus), 2, np.clip(np.ceil(cpus), 1, int(caps[:, 0].max()))).astype(int)
-    for key in sorted({(int(g), int(b)) for g, b in zip(gpus, dbin, strict=True)}):
-        g, b = key
-        secs = float(np.exp(np.mean(np.log(dur[(gpus == g) & (dbin == b)]))))
-        table = [{"cpu": 0, "gpu": g * 2**k, "seconds": min(secs / (2**k) ** 0.8, 1e7)}
-                 for k in range(4) if g * 2**k <= max_gpu]
-        types[key] = len(task_types)
-        task_types.append({"name": f"g{g}-d{b}", "progress": {"kind": "table", "table": table}})
-    if len(task_types) > 64:
-        raise InputError("trace", f"the window needs {len(task_types)} tapfinger task types (at most 64)")
+    if task_types == "binned":
+        task_type, task_types_json = _binned_types(gpus, dur, max_gpu)
+    elif task_types == "two":
+        task_type, task_types_json = _two_types(gpus, dur, max_gpu)
+    else:
+        raise InputError("task_types", f"must be 'binned' or 'two', got {task_types!r}")
     arrivals = _arrivals(jobs, start_s, step)
     tasks = []
     for k in range(len(jobs)):
@@ -295,14 +325,14 @@ def _tapfinger(jobs: pd.DataFrame, start_s: float, seed: int, servers: int | Non
         fit = [c for c in reach if caps[c, 1] >= gpus[k] and caps[c, 0] >= min_cpu[k]]
         if not fit:
             fit = [int(np.argmax(caps[:, 1]))]
-        tasks.append({"id": k, "arrival": int(arrivals[k]), "task_type": types[(int(gpus[k]), int(dbin[k]))],
+        tasks.append({"id": k, "arrival": int(arrivals[k]), "task_type": int(task_type[k]),
                       "min_resources": [int(min_cpu[k]), int(gpus[k])], "reachable_clusters": fit})
-    work_steps = dur * gpus / step
+    work_steps = dur * np.maximum(gpus, 1) / step
     T = list_horizon(arrivals, work_steps, gpus, float(caps[:, 1].sum()))
     return tf.Instance.model_validate({
         "horizon": int(min(T, tf.MAX_HORIZON)), "timestep_seconds": step,
         "clusters": [{"name": f"edge{n}", "capacity": [int(c), int(g)]} for n, (c, g) in enumerate(caps)],
-        "task_types": task_types, "tasks": tasks, "noise": 0.0, "noise_seed": int(seed)})
+        "task_types": task_types_json, "tasks": tasks, "noise": 0.0, "noise_seed": int(seed)})
 
 
 BUILDERS: dict[str, Callable[..., Any]] = {
@@ -312,8 +342,11 @@ BUILDERS: dict[str, Callable[..., Any]] = {
 
 def from_trace(family: str, jobs: pd.DataFrame, *, machines: pd.DataFrame | None = None,
                window: tuple[float, float] | None = None, n_jobs: int | None = None, seed: int = 0,
-               servers: int | None = None, cluster: str | None = None) -> Any:
+               servers: int | None = None, cluster: str | None = None, **options: Any) -> Any:
     """An instance of ``family`` from a job table (`edgeopt.traces.load_jobs`).
+
+    ``options``: tapfinger's ``task_types`` (``binned``, the default: up to 64 types, durations kept
+    to within a bin; ``two``: the paper's number of types, so that its trained policies apply).
 
     ``window`` = ``(start_s, end_s)`` on the trace's clock selects jobs submitted in it (slot 0 starts at
     ``start_s``); ``cluster`` keeps one cluster; ``n_jobs`` keeps the first N; only jobs that ran (a
@@ -336,12 +369,16 @@ def from_trace(family: str, jobs: pd.DataFrame, *, machines: pd.DataFrame | None
         raise InputError("jobs", f"the window holds {len(picked)} jobs, above {MAX_TRACE_JOBS}; "
                                  "narrow --window or pass --jobs")
     origin = float(start) if start is not None else float(picked["submit_s"].min())
-    return BUILDERS[family](picked, origin, seed, servers, machines)
+    allowed = {"tapfinger": {"task_types"}}.get(family, set())
+    for key in options:
+        if key not in allowed:
+            raise InputError(key, f"no trace option {key!r} for {family} (known: {', '.join(sorted(allowed)) or 'none'})")
+    return BUILDERS[family](picked, origin, seed, servers, machines, **options)
 
 
 def generate_from_files(family: str, trace: str | Path, *, machines: str | Path | None = None,
                         window: str | None = None, n_jobs: int | None = None, seed: int = 0,
-                        servers: int | None = None, cluster: str | None = None) -> Any:
+                        servers: int | None = None, cluster: str | None = None, **options: Any) -> Any:
     """`from_trace` on files (what ``edgeopt generate FAMILY --trace FILE`` calls)."""
     from edgeopt.traces.loaders import load_jobs, load_machines
     from edgeopt.traces.select import parse_window
@@ -351,4 +388,4 @@ def generate_from_files(family: str, trace: str | Path, *, machines: str | Path 
     jobs = load_jobs(trace)
     table = load_machines(machines) if machines is not None else None
     return from_trace(family, jobs, machines=table, window=parse_window(window) if window else None,
-                      n_jobs=n_jobs, seed=seed, servers=servers, cluster=cluster)
+                      n_jobs=n_jobs, seed=seed, servers=servers, cluster=cluster, **options)

@@ -137,3 +137,21 @@ def test_shared_traces_integration():
         api.family(family).parse_instance(inst.model_dump(mode="json"))
     inst = from_trace("preemptive", ali, machines=nodes, n_jobs=20, seed=0, servers=6)
     assert len(inst.jobs) == 20
+
+
+def test_tapfinger_two_types_for_the_policies(tmp_path, capsys):
+    """``--task-types two`` gives the paper's two task types, each task's table time close to its own."""
+    trace = _trace(tmp_path)
+    out = tmp_path / "tf.json"
+    with pytest.raises(SystemExit) as info:
+        main(["generate", "tapfinger", "--trace", str(trace), "--jobs", "16", "--task-types", "two", "-o", str(out)])
+    assert info.value.code == 0
+    inst = api.load(out)
+    assert [t.name for t in inst.task_types] == ["short", "long"]
+    assert {t.task_type for t in inst.tasks} == {0, 1}
+    with pytest.raises(InputError) as err:
+        from_trace("hetero", traces.load_jobs(trace), n_jobs=4, task_types="two")
+    assert err.value.field == "task_types"
+    with pytest.raises(InputError) as err:
+        from_trace("tapfinger", traces.load_jobs(trace), n_jobs=4, task_types="many")
+    assert err.value.field == "task_types"
