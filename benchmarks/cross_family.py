@@ -13,26 +13,25 @@ Ratios are to a lower bound, never to an optimum (no exact model scales to these
 named in each row: ``api.bound`` (certified, ``method="auto"``) where this edgeopt has it, else the
 family's trivial bound (sum over jobs of the least cost each could have alone: `trivial_bound`).
 
-    python benchmarks/cross_family.py [--cluster cluster06] [--gpus 96] [--seed 0] [--bound-time 60]
-        [--out benchmarks/results/cross_family.json]
+    python benchmarks/cross_family.py [--cluster cluster06] [--gpus 96] [--seeds 0] [--bound-time 60]
+        [--families ...] [--windows quiet,typical,busiest] [--out benchmarks/results]
 
 CPU time (time.process_time) and peak RSS are reported; the machine may be shared, so wall times are not.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import resource
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from edgeopt import api, traces
+from edgeopt.bench import benchmark_parser, result_path
 from edgeopt.core import InputError
 from edgeopt.traces.instances import from_trace
 
@@ -87,9 +86,15 @@ def _hetero_bound(inst: Any) -> float:
 
 
 def _preemptive_bound(inst: Any) -> float:
+    """A job's chunks train on the edge (not colocated) after the least edge upload delay, or all on the
+    unlimited cloud (colocated) after the cloud's: JCT_j >= the smaller of the two, one chunk each."""
     total = 0.0
     for j, job in enumerate(inst.jobs):
-        total += min(job.upload_delay_slots) + min(inst.chunk_slots(j, True), inst.chunk_slots(j, False))
+        edge = [d for d, sv in zip(job.upload_delay_slots, inst.servers, strict=True) if not sv.is_cloud and sv.workers]
+        cloud = [d for d, sv in zip(job.upload_delay_slots, inst.servers, strict=True) if sv.is_cloud]
+        options = [min(edge) + inst.chunk_slots(j, False)] if edge else []
+        options += [min(cloud) + inst.chunk_slots(j, True)] if cloud else []
+        total += min(options)
     return float(total)
 
 
@@ -107,7 +112,7 @@ def _tapfinger_bound(inst: Any) -> float:
 
 TRIVIAL = {"edgecloud": (_edgecloud_bound, "trivial: sum_j least JCT alone (earliest start + fastest mode)"),
            "hetero": (_hetero_bound, "trivial: sum_j w_j (a_j + shortest duration of any configuration)"),
-           "preemptive": (_preemptive_bound, "trivial: sum_j (least upload delay + one chunk at its fastest)"),
+           "preemptive": (_preemptive_bound, "trivial: sum_j min(least edge delay + one chunk, cloud delay + one chunk colocated)"),
            "okita": (_okita_bound, "trivial: sum_i f_i(least latency with every site's workers) (latency_bound)"),
            "tapfinger": (_tapfinger_bound, "trivial: fastest runs + start-rate waits (start_rate_bound)")}
 
@@ -172,21 +177,21 @@ def run_family(family: str, jobs: pd.DataFrame, start: float, cluster: str, gpus
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--cluster", default="cluster06")
-    ap.add_argument("--gpus", type=float, default=96.0)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--bound-time", type=float, default=60.0)
+    ap = benchmark_parser(__doc__.splitlines()[0], seeds="0")
+    ap.add_argument("--cluster", default="cluster06", help="ITP cluster (default cluster06)")
+    ap.add_argument("--gpus", type=float, default=96.0, help="GPU capacity of every instance (default 96)")
+    ap.add_argument("--bound-time", type=float, default=60.0, help="seconds for api.bound, where it exists")
     ap.add_argument("--families", default=",".join(FAMILIES))
     ap.add_argument("--windows", default="quiet,typical,busiest")
-    ap.add_argument("--out", type=Path, default=Path("benchmarks/results/cross_family.json"))
+    ap.add_argument("--suffix", default="", help="appended to the result file's name")
     args = ap.parse_args(argv)
+    seed = args.seeds[0]
     jobs = traces.load_itp()
     load = weekly_load(jobs, args.cluster)
     chosen = choose_windows(load)
     report: dict[str, Any] = {
         "trace": "Microsoft ITP (ElasticFlow), shipped copy", "cluster": args.cluster, "gpus": args.gpus,
-        "seed": args.seed, "weekly_load": load.to_dict(orient="records"), "windows": {}}
+        "seed": seed, "weekly_load": load.to_dict(orient="records"), "windows": {}}
     for label in args.windows.split(","):
         week = chosen[label]
         start = week * WEEK_S
@@ -195,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
                                  "gpu_hours": float(wl["gpu_hours"]),
                                  "load": float(wl["gpu_hours"]) / (args.gpus * 168.0), "families": []}
         for family in args.families.split(","):
-            res = run_family(family, jobs, start, args.cluster, args.gpus, args.seed, args.bound_time)
+            res = run_family(family, jobs, start, args.cluster, args.gpus, seed, args.bound_time)
             entry["families"].append(res)
             for r in res["rows"]:
                 ratio = f"{r['ratio_to_bound']:.3f}" if "ratio_to_bound" in r else (
@@ -207,9 +212,9 @@ def main(argv: list[str] | None = None) -> int:
     report["cpu_s_total"] = time.process_time()
     report["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
     report["machine"] = "2 cores shared with other jobs: CPU times, not wall times"
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=1, default=float) + "\n")
-    print(f"wrote {args.out}; CPU {report['cpu_s_total']:.1f} s, peak RSS {report['peak_rss_mb']:.0f} MB")
+    path = result_path(args.out, f"cross_family{args.suffix}.json")
+    path.write_text(json.dumps(report, indent=1, default=float) + "\n")
+    print(f"wrote {path}; CPU {report['cpu_s_total']:.1f} s, peak RSS {report['peak_rss_mb']:.0f} MB")
     return 0
 
 

@@ -116,6 +116,9 @@ ENTRIES: tuple[Entry, ...] = (
     Entry("tapfinger", "tapfinger_env_speed.py", "--seeds 0-4", "--seeds 0", 2, "tapfinger_env_speed.json"),
     Entry("tapfinger", "tapfinger_policy_eval.py", "--seeds 0-9", "--seeds 0", 15,
           "tapfinger_policy_eval.json, tapfinger_policy_fig4.png"),
+    # one real workload (ITP trace) across the five families
+    Entry("traces", "cross_family.py", "--seeds 0", "--seeds 0 --windows quiet --families preemptive,okita", 10,
+          "cross_family.json"),
     # the CLI robustness probe (every family)
     Entry("cli", "probe_cli.py", "--runs-per-kind 21 --jobs 2", "--runs-per-kind 3 --jobs 2", 6, "probe_cli.json"),
 )
