@@ -28,6 +28,7 @@ A file larger than `MAX_TRACE_BYTES` is refused before it is read.
 
 from __future__ import annotations
 
+import calendar
 import gzip
 import io
 import json
@@ -76,8 +77,11 @@ def _read_text(path: str | Path, field: str) -> str:
         raise InputError(field, f"{p} is {size} bytes, above the limit of {MAX_TRACE_BYTES}")
     try:
         raw = p.read_bytes()
-        if raw[:2] == b"\x1f\x8b":
-            raw = gzip.decompress(raw)
+        if raw[:2] == b"\x1f\x8b":  # gzip: decompressed in bounded reads, so a small bomb is refused too
+            with gzip.GzipFile(fileobj=io.BytesIO(raw)) as gz:
+                raw = gz.read(MAX_TRACE_BYTES + 1)
+            if len(raw) > MAX_TRACE_BYTES:
+                raise InputError(field, f"{p} decompresses to more than {MAX_TRACE_BYTES} bytes")
         return raw.decode("utf-8-sig")
     except (OSError, EOFError, gzip.BadGzipFile) as exc:
         raise InputError(field, f"cannot read {p}: {exc}") from None
@@ -243,7 +247,8 @@ def _philly_time(value: Any, where: str) -> float | None:
     if not isinstance(value, str):
         raise InputError(where, f"{value!r} is not a time 'YYYY-MM-DD HH:MM:SS'")
     try:
-        return datetime.strptime(value.strip(), _PHILLY_TIME).timestamp()
+        # read as UTC whatever the machine's time zone: same seconds everywhere, no daylight-saving jumps
+        return float(calendar.timegm(datetime.strptime(value.strip(), _PHILLY_TIME).timetuple()))
     except ValueError:
         raise InputError(where, f"{value!r} is not a time 'YYYY-MM-DD HH:MM:SS'") from None
 
@@ -258,8 +263,8 @@ def load_philly_jobs(path: str | Path) -> pd.DataFrame:
     own), ``duration_s`` <- end of the last attempt - start of the first (NaN when either is missing:
     a job that never ran or was still running), ``gpus`` <- GPUs listed in the first attempt's
     ``detail`` (summed over its machines; 0 when it never got any), ``status`` <- ``status``
-    (Pass / Killed / Failed). No CPU or memory fields. Times are read as naive (one time zone, so
-    differences are exact).
+    (Pass / Killed / Failed). No CPU or memory fields. Times are read as UTC (the log gives no zone;
+    differences are then exact and the same on every machine).
     """
     field = "trace"
     text = _read_text(path, field)

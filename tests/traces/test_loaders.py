@@ -221,3 +221,34 @@ def test_trace_stats_numbers_and_plot(tmp_path, capsys):
     assert info.value.code == 0
     assert (tmp_path / "f.png").stat().st_size > 1000
     assert "jobs: 3" in capsys.readouterr().out
+
+
+def test_oversized_files_are_refused_before_parsing(tmp_path, monkeypatch):
+    from edgeopt.traces import loaders
+
+    p = tmp_path / "big.csv.gz"
+    p.write_bytes(gzip.compress(b"cluster,submit_time,duration_s,num_gpus\n" + b"c,1,600,1\n" * 2000))
+    monkeypatch.setattr(loaders, "MAX_TRACE_BYTES", 5000)
+    with pytest.raises(InputError, match="decompresses to more than 5000 bytes"):
+        traces.load_jobs(p, "itp")
+    raw = tmp_path / "big.csv"
+    raw.write_bytes(b"x" * 6000)
+    with pytest.raises(InputError, match="above the limit"):
+        traces.load_jobs(raw, "itp")
+
+
+def test_philly_times_do_not_depend_on_the_local_time_zone(tmp_path, monkeypatch):
+    import time as _time
+
+    log = [{"jobid": "a", "submitted_time": "2017-11-05 00:00:00", "attempts": [
+        {"start_time": "2017-11-05 00:00:00", "end_time": "2017-11-05 04:00:00", "detail": []}]}]
+    p = _write(tmp_path / "log", json.dumps(log))
+    monkeypatch.setenv("TZ", "America/Los_Angeles")  # a daylight-saving change on 2017-11-05 at 02:00
+    if hasattr(_time, "tzset"):
+        _time.tzset()
+    try:
+        assert traces.load_philly_jobs(p)["duration_s"].tolist() == [4 * 3600.0]
+    finally:
+        monkeypatch.undo()
+        if hasattr(_time, "tzset"):
+            _time.tzset()
