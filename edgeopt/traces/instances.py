@@ -80,6 +80,13 @@ def list_horizon(arrivals: np.ndarray, work_slots: np.ndarray, gpus: np.ndarray,
 
 # ---- the families -----------------------------------------------------------------------------------
 
+def _parse(family: str, data: dict[str, Any]) -> Any:
+    """The instance through its family's own parser (every cap checked; an `InputError` naming the field)."""
+    from edgeopt import families
+
+    return families.get_family(family).parse_instance(data)
+
+
 def _machine_rows(machines: pd.DataFrame | None, servers: int | None, rng: np.random.Generator
                   ) -> pd.DataFrame | None:
     """The GPU machines to use (all of them, or ``servers`` drawn without replacement, in list order)."""
@@ -128,7 +135,7 @@ def _edgecloud(jobs: pd.DataFrame, start_s: float, seed: int, servers: int | Non
     # 2**k >= a_j must end by T, else the online algorithm has no window for it
     rounds = int(1.5 * 2 ** math.ceil(math.log2(int(arrivals.max()) + 1))) if len(arrivals) else 1
     base["horizon"] = int(min(B.MAX_HORIZON, max(rounds, list_horizon(arrivals, work, gpus, edge_gpus, extra=40))))
-    return ec.Instance.model_validate(base)
+    return _parse("edgecloud", base)
 
 
 def _hetero(jobs: pd.DataFrame, start_s: float, seed: int, servers: int | None,
@@ -168,7 +175,7 @@ def _hetero(jobs: pd.DataFrame, start_s: float, seed: int, servers: int | None,
                  minibatch_time_slots=[float(min(max(x * scale, 1e-9), B.MAX_SLOTS_PER_STEP)) for x in v])
     total_gpus = sum(s["capacity"][0] for s in base["servers"])
     base["horizon"] = list_horizon(arrivals, work, gpus, total_gpus)
-    return he.Instance.model_validate(base)
+    return _parse("hetero", base)
 
 
 def _preemptive(jobs: pd.DataFrame, start_s: float, seed: int, servers: int | None,
@@ -206,7 +213,7 @@ def _preemptive(jobs: pd.DataFrame, start_s: float, seed: int, servers: int | No
     sv = [pe.Server(**s) for s in data["servers"]]
     data["horizon"] = pe._safe_horizon(sv, data["jobs"], data["slot_seconds"])
     data["name"] = "trace"
-    return pe.parse_instance(data)
+    return _parse("preemptive", data)
 
 
 def _okita(jobs: pd.DataFrame, start_s: float, seed: int, servers: int | None,
@@ -246,7 +253,7 @@ def _okita(jobs: pd.DataFrame, start_s: float, seed: int, servers: int | None,
         j.update(arrival=int(arrivals[k]), data_chunks=[int(x) for x in chunks],
                  worker_demand=[1.0] + list(j["worker_demand"][1:]))
     base["horizon"] = int(min(10**5, list_horizon(arrivals, work, gpus, sum(s["capacity"][0] for s in base["sites"]))))
-    return ok.parse_instance(base)
+    return _parse("okita", base)
 
 
 #: Timestep of trace-driven tapfinger instances, seconds (the paper's 10 s would give 60,480 steps a week).
@@ -329,7 +336,7 @@ def _tapfinger(jobs: pd.DataFrame, start_s: float, seed: int, servers: int | Non
                       "min_resources": [int(min_cpu[k]), int(gpus[k])], "reachable_clusters": fit})
     work_steps = dur * np.maximum(gpus, 1) / step
     T = list_horizon(arrivals, work_steps, gpus, float(caps[:, 1].sum()))
-    return tf.Instance.model_validate({
+    return _parse("tapfinger", {
         "horizon": int(min(T, tf.MAX_HORIZON)), "timestep_seconds": step,
         "clusters": [{"name": f"edge{n}", "capacity": [int(c), int(g)]} for n, (c, g) in enumerate(caps)],
         "task_types": task_types_json, "tasks": tasks, "noise": 0.0, "noise_seed": int(seed)})
