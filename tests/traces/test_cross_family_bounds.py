@@ -11,7 +11,6 @@ import pytest
 
 from edgeopt import api, traces
 from edgeopt.traces.instances import from_trace
-
 from tests.reliability_helpers import load_certified
 
 ROOT = Path(__file__).resolve().parents[2]
