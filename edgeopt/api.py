@@ -15,6 +15,7 @@ import dataclasses
 import difflib
 import functools
 import inspect
+import json
 import math
 import time
 from collections.abc import Callable, Sequence
@@ -25,6 +26,7 @@ from edgeopt import families as _families
 from edgeopt.core import AlgorithmSpec, FamilySpec, InputError, Result, Status, Violation, jsonio, lookup
 from edgeopt.core.family import instance_sha256
 from edgeopt.core.limits import BuildTimeLimit, Deadline, ModelSize, guard_size
+from edgeopt.core.registry import unavailable
 
 
 def did_you_mean(value: str, known: Sequence[str]) -> str:
@@ -61,6 +63,13 @@ def family_of(instance: Any) -> FamilySpec:
 def algorithms(name: str) -> dict[str, AlgorithmSpec]:
     """Registered algorithms of family ``name``."""
     return _families.algorithms(name)
+
+
+def unavailable_algorithms(name: str) -> dict[str, str]:
+    """Algorithms of family ``name`` that exist but are not registered here, with why (e.g. tapfinger's
+    ``online`` without the ``rl`` extra)."""
+    algorithms(name)  # imports the family, which marks them
+    return unavailable(name)
 
 
 def exact_methods(name: str) -> dict[str, Callable[..., Result]]:
@@ -199,6 +208,11 @@ def result_schema(family_name: str | None = None) -> dict[str, Any]:
 def check_algorithm(name: str, algorithm: str) -> AlgorithmSpec:
     """The registered algorithm ``algorithm`` of family ``name`` (InputError with a suggestion if unknown)."""
     table = algorithms(name)
+    if not isinstance(algorithm, str):
+        raise InputError("algorithm", f"expected an algorithm name (str), got {type(algorithm).__name__}")
+    missing = unavailable(name)
+    if algorithm not in table and algorithm in missing:
+        raise InputError("algorithm", f"{name} algorithm {algorithm!r} is not available here: {missing[algorithm]}")
     check_choice("algorithm", algorithm, sorted(table), f"{name} algorithm")
     return table[algorithm]
 
@@ -262,9 +276,17 @@ def register_algorithm(
     return deco
 
 
+def _check_seed(seed: Any) -> None:
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise TypeError(f"seed: expected a non-negative int, got {type(seed).__name__} {seed!r}")
+    if seed < 0:
+        raise InputError("seed", f"must be >= 0, got {seed}")
+
+
 def run(algorithm: str, instance: Any, *, seed: int = 0, **params: Any) -> Result:
     """Run a registered algorithm of the instance's family."""
     spec = family_of(instance)
+    _check_seed(seed)
     check_algorithm(spec.name, algorithm)
     return lookup(spec.name, algorithm)(instance, seed=seed, **params)
 
@@ -404,6 +426,8 @@ class Row:
     relaxed: bool = False
     rejected: int = 0
     rank: int | None = None
+    #: every parameter the run used, as sorted JSON (the same column as a stored sweep's)
+    params: str = "{}"
 
 
 @dataclasses.dataclass
@@ -476,7 +500,7 @@ def _rank_and_ratio(rows: list[Row], reference: float | None) -> None:
 
 def compare(
     instance: Any,
-    names: Sequence[str] | None = None,
+    names: Any = None,
     *,
     optimal: bool = False,
     method: str = "milp",
@@ -486,6 +510,12 @@ def compare(
 ) -> Comparison:
     """Run algorithms (default: all registered) and optionally an exact model on ``instance``.
 
+    ``names`` lists algorithms or variants of them: ``"online"``, ``"online[F=64]"``,
+    ``("online", {"F": 64})`` or an `edgeopt.variants.Variant`; a single string is one algorithm.
+    Every variant is checked against the declared parameters before anything runs; its row is
+    labelled with the variant (``online[F=64]``) and its ``params`` column holds every parameter
+    the run used.
+
     Ratios are objective / optimum when the exact model proved optimality,
     objective / bound (an upper estimate of the true ratio) when it stopped at
     its time limit with a bound, and absent otherwise. Results that gave up on
@@ -494,28 +524,32 @@ def compare(
     ranked either. Rows of algorithms that solve a relaxation (``relaxed``)
     keep their ratio, which may be below 1.
     """
+    from edgeopt.variants import resolve
+
     spec = family_of(instance)
+    _check_seed(seed)
     table = algorithms(spec.name)
-    names = list(table) if names is None else list(names)
-    # Reject a typo before running anything: a long comparison must not fail at its end.
-    for name in names:
-        check_algorithm(spec.name, name)
+    # Reject a typo or a bad parameter before running anything: a long comparison must not fail at its end.
+    variants = resolve(spec.name, list(table) if names is None else names, "names")
     if optimal:
         check_choice("method", method, sorted(exact_methods(spec.name)), f"{spec.name} exact method")
-        if time_limit <= 0:
-            raise InputError("time_limit", f"must be > 0, got {time_limit}")
+        if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) or time_limit <= 0:
+            raise InputError("time_limit", f"must be a number of seconds > 0, got {time_limit!r}")
     rows: list[Row] = []
-    for name in names:
+    for variant in variants:
         if on_step:
-            on_step(name)
-        algo = lookup(spec.name, name)
-        rows.append(_row(spec, instance, algo(instance, seed=seed), algo.kind, algo.relaxed))
+            on_step(variant.label)
+        algo = lookup(spec.name, variant.name)
+        row = _row(spec, instance, algo(instance, seed=seed, **variant.kwargs), algo.kind, algo.relaxed)
+        row.algorithm, row.params = variant.label, variant.params_json(algo.defaults())
+        rows.append(row)
     reference, reference_name = None, "-"
     if optimal:
         if on_step:
             on_step(method)
         exact = solve(instance, method=method, time_limit=time_limit)
         rows.append(_row(spec, instance, exact, "exact"))
+        rows[-1].params = json.dumps({"time_limit": time_limit})
         if exact.status == Status.OPTIMAL:
             reference, reference_name = exact.objective, "optimum"
         elif exact.bound is not None and exact.bound > 0:

@@ -262,7 +262,8 @@ def validate(
 @app.command()
 def compare(
     instance: Annotated[Path, typer.Argument(help="Instance JSON file.")],
-    algorithms: Annotated[str, typer.Option(help="'all' or a comma-separated list.")] = "all",
+    algorithms: Annotated[str, typer.Option(help=ALGORITHMS_HELP)] = "all",
+    grid: Annotated[list[str] | None, typer.Option("--grid", help=GRID_HELP)] = None,
     optimal: Annotated[bool, typer.Option("--optimal", help="Also solve exactly and report ratios.")] = False,
     method: Annotated[str, typer.Option(help="Exact model used with --optimal. " + METHOD_HELP)] = "milp",
     time_limit: Annotated[float, typer.Option("--time-limit", help="Seconds for the exact model.")] = 60.0,
@@ -274,10 +275,7 @@ def compare(
     """Run several algorithms on INSTANCE, validate each, and tabulate their objectives."""
     inst = api.load(instance)
     spec = api.family_of(inst)
-    names = list(api.algorithms(spec.name)) if algorithms == "all" else [
-        a.strip() for a in algorithms.split(",") if a.strip()]
-    for name in names:  # a typo fails now, not after the others ran
-        api.check_algorithm(spec.name, name)
+    names = _variant_labels(spec.name, algorithms, grid)  # a typo or bad parameter fails now, before any run
     total = len(names) + (1 if optimal else 0)
     with _run_progress("current algorithm, slots") as progress:
         task = progress.add_task("comparing", total=total)
@@ -377,6 +375,24 @@ def demo(
         _print_comparison(comparison)
 
 
+ALGORITHMS_HELP = ("'all' or a comma-separated list of algorithms or variants, e.g. "
+                   "'online[F=1],online[F=64],drf' (parameters: `edgeopt algorithms FAMILY`).")
+GRID_HELP = ("ALGO.PARAM=V1,V2,... (repeatable): add one variant per value, e.g. --grid online.F=1,8,64; "
+             "two grids of one algorithm multiply. With --grid, --algorithms defaults to none.")
+
+
+def _variant_labels(family: str, algorithms: str, grid: list[str] | None) -> list[str]:
+    """The labels of ``--algorithms`` and ``--grid``, each checked against the declared parameters."""
+    from edgeopt.variants import parse_grid, parse_list, resolve
+
+    if algorithms == "all":
+        items = [] if grid else list(api.algorithms(family))
+    else:
+        items = parse_list(algorithms)
+    items += parse_grid(grid or [])
+    return [v.label for v in resolve(family, items, "algorithms")]
+
+
 def _parse_params(items: list[str]) -> dict[str, str]:
     """['k=5', 'alpha=on_tau'] -> {'k': '5', ...} (converted later against the declared parameters)."""
     out: dict[str, str] = {}
@@ -403,7 +419,8 @@ def sweep(
     jobs: Annotated[str | None, typer.Option(help="Job counts, comma-separated (one sweep axis).")] = None,
     servers: Annotated[int | None, typer.Option(help="Number of servers.")] = None,
     horizon: Annotated[int | None, typer.Option(help="Number of slots.")] = None,
-    algorithms: Annotated[str, typer.Option(help="'all' or a comma-separated list.")] = "all",
+    algorithms: Annotated[str, typer.Option(help=ALGORITHMS_HELP)] = "all",
+    grid: Annotated[list[str] | None, typer.Option("--grid", help=GRID_HELP)] = None,
     optimal: Annotated[bool, typer.Option("--optimal", help="Solve each instance exactly too.")] = False,
     method: Annotated[str, typer.Option(help="Exact model used with --optimal. " + METHOD_HELP)] = "milp",
     time_limit: Annotated[float, typer.Option("--time-limit", help="Seconds per exact solve.")] = 60.0,
@@ -424,10 +441,7 @@ def sweep(
     from edgeopt.sweep import SweepPoint, run_sweep, summarise
 
     api.generate(family, preset, seed=0)  # fail fast on a bad family or preset
-    names = None if algorithms == "all" else tuple(a.strip() for a in algorithms.split(",") if a.strip())
-    unknown = sorted(set(names or ()) - set(api.algorithms(family)))
-    if unknown:
-        raise InputError("algorithms", f"unknown algorithm {unknown[0]!r} for family {family!r}")
+    names = None if algorithms == "all" and not grid else tuple(_variant_labels(family, algorithms, grid))
     job_counts: list[int | None] = [None]
     if jobs is not None:
         try:

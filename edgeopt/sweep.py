@@ -66,7 +66,8 @@ class SweepPoint:
 
     Attributes:
         family, preset, seed, jobs, servers, horizon: passed to `edgeopt.api.generate`.
-        algorithms: names to run (None: every registered algorithm).
+        algorithms: names or variant labels (``online[F=64]``, `edgeopt.variants`) to run (None: every
+            registered algorithm).
         optimal: also solve exactly with ``method`` and report ratios.
         method, time_limit: the exact model and its limit in seconds.
     """
@@ -139,6 +140,7 @@ def evaluate_point(point: SweepPoint) -> list[dict[str, Any]]:
     from edgeopt import api
     from edgeopt.api import _rank_and_ratio, _row
     from edgeopt.core import Status, lookup
+    from edgeopt.variants import resolve
 
     try:
         inst = api.generate(point.family, point.preset, seed=point.seed, jobs=point.jobs, servers=point.servers,
@@ -151,11 +153,14 @@ def evaluate_point(point: SweepPoint) -> list[dict[str, Any]]:
     rows: list[tuple[Any, dict[str, Any]]] = []  # (api.Row or None, fixed columns)
     for name in names:
         try:
-            algo = lookup(spec.name, name)
-            res = algo(inst, seed=point.seed)
+            # a name may be a variant label, online[F=64] (edgeopt.variants): the row keeps the label
+            (variant,) = resolve(spec.name, [name])
+            algo = lookup(spec.name, variant.name)
+            res = algo(inst, seed=point.seed, **variant.kwargs)
             row = _row(spec, inst, res, algo.kind, algo.relaxed)
+            row.algorithm = variant.label
             sha = res.instance_sha256
-            rows.append((row, {"params": json.dumps(algo.defaults(), sort_keys=True, default=str), "error": None}))
+            rows.append((row, {"params": variant.params_json(algo.defaults()), "error": None}))
         except Exception as exc:  # noqa: BLE001
             rows.append((None, {**_blank(point, name, _error_text(exc))}))
     reference, reference_name = None, "-"

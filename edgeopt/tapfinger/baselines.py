@@ -384,7 +384,7 @@ def tiresias_np(instance: Instance, *, seed: int = 0) -> Result:
     return run_policy(instance, TiresiasPolicy(preemptive=False), "tiresias_np", seed=seed)
 
 
-@register(FAMILY, "greedy", kind="baseline",
+@register(FAMILY, "greedy", kind="baseline", ranges={"share_cap": ">= 1", "efficiency_slack": ">= 0"},
           summary="ours: shortest estimated completion first with an efficient fair-share allocation")
 def greedy(instance: Instance, *, seed: int = 0, share_cap: int = 1, efficiency_slack: float = 0.1) -> Result:
     """Greedy bar for the learned policy (ours, see the module docstring).
