@@ -54,10 +54,26 @@ def family(name: str) -> FamilySpec:
 
 def family_of(instance: Any) -> FamilySpec:
     """The family an instance belongs to (from its ``family`` field)."""
+    if isinstance(instance, Result):
+        raise TypeError("instance: expected an instance, got a Result (the order is (instance, result))")
     name = getattr(instance, "family", None)
-    if not isinstance(name, str):
-        raise InputError("instance.family", "missing")
+    if not isinstance(name, str) or not hasattr(instance, "model_dump"):
+        raise TypeError(f"instance: expected an edgeopt instance (from api.load or api.generate), "
+                        f"got {_type_name(instance)}")
     return family(name)
+
+
+def _type_name(x: Any) -> str:
+    return "None" if x is None else type(x).__name__
+
+
+def _check_result(result: Any, name: str = "result") -> Result:
+    """``result`` if it is a `Result`; TypeError naming ``name`` and what to pass otherwise."""
+    if not isinstance(result, Result):
+        hint = " (Result.from_dict(d) reads a dict; api.load_result a file)" if isinstance(result, dict) else ""
+        raise TypeError(f"{name}: expected an edgeopt Result (from api.run or api.solve), "
+                        f"got {_type_name(result)}{hint}")
+    return result
 
 
 def algorithms(name: str) -> dict[str, AlgorithmSpec]:
@@ -93,6 +109,11 @@ def generate(
     ``clusters=6, arrival_rate=4`` for tapfinger or ``cost="piecewise"`` for okita; a string value
     (as the CLI passes it) is converted to the argument's type.
     """
+    if not isinstance(name, str):
+        raise TypeError(f"name: expected a family name (str), got {_type_name(name)}")
+    if preset is not None and not isinstance(preset, str):
+        raise TypeError(f"preset: expected a preset name (str) or None, got {_type_name(preset)}")
+    _check_seed(seed)
     spec = family(name)
     preset = preset or spec.presets[0]
     check_choice("preset", preset, list(spec.presets), f"{name} preset")
@@ -209,7 +230,7 @@ def check_algorithm(name: str, algorithm: str) -> AlgorithmSpec:
     """The registered algorithm ``algorithm`` of family ``name`` (InputError with a suggestion if unknown)."""
     table = algorithms(name)
     if not isinstance(algorithm, str):
-        raise InputError("algorithm", f"expected an algorithm name (str), got {type(algorithm).__name__}")
+        raise TypeError(f"algorithm: expected an algorithm name (str), got {_type_name(algorithm)}")
     missing = unavailable(name)
     if algorithm not in table and algorithm in missing:
         raise InputError("algorithm", f"{name} algorithm {algorithm!r} is not available here: {missing[algorithm]}")
@@ -333,6 +354,7 @@ def plot_utilisation(instance: Any, result: Result, fig: Any = None, *, title: s
 
 def _schedule_of(instance: Any, result: Result) -> tuple[FamilySpec, Any]:
     spec = family_of(instance)
+    _check_result(result)
     if result.family != spec.name:
         raise InputError("result.family", f"result of family {result.family!r}, instance of {spec.name!r}")
     if result.schedule is None:
@@ -407,7 +429,8 @@ MAX_TIME_LIMIT = 7 * 24 * 3600.0
 
 def validate(instance: Any, result: Result) -> list[Violation]:
     """Every violation of ``result`` on ``instance`` (empty list: valid)."""
-    return family_of(instance).check_result(instance, result)
+    spec = family_of(instance)
+    return spec.check_result(instance, _check_result(result))
 
 
 @dataclasses.dataclass
