@@ -451,6 +451,9 @@ class Row:
     rank: int | None = None
     #: every parameter the run used, as sorted JSON (the same column as a stored sweep's)
     params: str = "{}"
+    #: ``ratio`` split by what it is against: a proven optimum, or the exact model's bound (never both)
+    ratio_to_optimum: float | None = None
+    ratio_to_bound: float | None = None
 
 
 @dataclasses.dataclass
@@ -510,13 +513,18 @@ def _row(spec: FamilySpec, instance: Any, result: Result, kind: str, relaxed: bo
     )
 
 
-def _rank_and_ratio(rows: list[Row], reference: float | None) -> None:
-    """Ratios to ``reference`` and ranks (1 = best objective) for complete, valid rows only."""
+def _rank_and_ratio(rows: list[Row], reference: float | None, reference_name: str = "optimum") -> None:
+    """Ratios to ``reference`` (a proven ``optimum`` or a ``bound``) and ranks (1 = best objective) for
+    complete, valid rows only; the ratio also goes to ``ratio_to_optimum`` or ``ratio_to_bound``."""
     comparable = [r for r in rows if r.valid and r.objective is not None
                   and r.status in ("optimal", "feasible", "time_limit")]
     for row in comparable:
         if reference:
             row.ratio = row.objective / reference
+            if reference_name == "optimum":
+                row.ratio_to_optimum = row.ratio
+            else:
+                row.ratio_to_bound = row.ratio
     for rank, row in enumerate(sorted(comparable, key=lambda r: r.objective), start=1):
         row.rank = rank
 
@@ -577,5 +585,5 @@ def compare(
             reference, reference_name = exact.objective, "optimum"
         elif exact.bound is not None and exact.bound > 0:
             reference, reference_name = exact.bound, "bound"
-    _rank_and_ratio(rows, reference)
+    _rank_and_ratio(rows, reference, reference_name)
     return Comparison(spec.name, spec.objective_name, rows, reference, reference_name)

@@ -458,10 +458,15 @@ def sweep(
         task = progress.add_task(f"sweep over {len(points)} instances", total=len(points))
         rows = run_sweep(points, address=address, n_workers=workers, store=store, retry_errors=retry_errors,
                          on_done=lambda done, total: progress.update(task, completed=done, total=total))
-    table = Table("algorithm", "n", "errors", "valid", "mean ratio", "max ratio", "mean runtime s")
+    table = Table("algorithm", "n", "errors", "valid", "mean ratio to optimum (n)", "max", "mean ratio to bound (n)",
+                  "max", "mean runtime s",
+                  caption="a ratio to the exact model's bound (it stopped at its time limit) is an upper estimate "
+                  "of the true ratio; the two are never averaged together")
     for s in summarise(rows):
-        table.add_row(s["algorithm"], str(s["n"]), str(s["errors"]), f"{s['valid']:.0%}", _fmt(s["mean_ratio"], 5),
-                      _fmt(s["max_ratio"], 5), f"{s['mean_runtime_s']:.3f}")
+        table.add_row(s["algorithm"], str(s["n"]), str(s["errors"]), f"{s['valid']:.0%}",
+                      f"{_fmt(s['mean_ratio'], 5)} ({s['n_optimum']})", _fmt(s["max_ratio"], 5),
+                      f"{_fmt(s['mean_ratio_to_bound'], 5)} ({s['n_bound']})", _fmt(s["max_ratio_to_bound"], 5),
+                      f"{s['mean_runtime_s']:.3f}")
     out.print(table)
     if json_file is not None:
         write_json(json_file, rows)
@@ -483,20 +488,27 @@ def _kind_label(kind: str, relaxed: bool) -> str:
     return kind + " (relaxed)" if relaxed else kind
 
 
+#: The ratio column's header, by what the ratios are against (no column when there is no reference).
+RATIO_HEADER = {"optimum": "ratio to optimum", "bound": "ratio to bound (upper estimate)"}
+
+
 def _print_comparison(comparison: api.Comparison) -> None:
-    table = Table(
-        "algorithm", "kind", "status", "objective", "ratio to " + comparison.reference_name, "rank", "valid",
-        "runtime s",
-        caption=f"objective: {comparison.objective_name} (lower is better); partial results (jobs rejected) "
-        "get no ratio and no rank",
-    )
-    for row in comparison.rows:
+    """The comparison as a table, best rank first (unranked rows last, in their order)."""
+    header = RATIO_HEADER.get(comparison.reference_name)
+    columns = ["algorithm", "kind", "status", "objective", *([header] if header else []), "rank", "valid",
+               "runtime s"]
+    caption = f"objective: {comparison.objective_name} (lower is better); partial results (jobs rejected) get "
+    caption += "no ratio and no rank" if header else "no rank; no exact model ran (or it found no bound): no ratios"
+    table = Table(*columns, caption=caption)
+    order = sorted(comparison.rows, key=lambda r: (r.rank is None, r.rank or 0))
+    for row in order:
+        ratio = f"{row.rejected} rejected" if row.status == "partial" else _fmt(row.ratio, 5)
         table.add_row(
             row.algorithm,
             _kind_label(row.kind, row.relaxed),
             row.status,
             _fmt(row.objective, 8),
-            f"{row.rejected} rejected" if row.status == "partial" else _fmt(row.ratio, 5),
+            *([ratio] if header else []),
             "-" if row.rank is None else str(row.rank),
             "yes" if row.valid else "NO",
             f"{row.runtime_s:.3f}",

@@ -227,8 +227,10 @@ def plot_comparison(comparison: Any, *, ax: Axes | None = None) -> Axes:
                      hatch="//" if partial else None, edgecolor="red" if not r.valid else "black",
                      linewidth=1.5 if not r.valid else 0.5, gid=f"bar-{r.algorithm}")[0]
         note = f"{r.rejected} rejected" if partial else ("invalid" if not r.valid else "")
-        if r.ratio is not None and not partial:
-            note = f"x{r.ratio:.3g}"
+        if r.ratio_to_optimum is not None and not partial:
+            note = f"x{r.ratio_to_optimum:.3g}"
+        elif r.ratio_to_bound is not None and not partial:
+            note = f"<=x{r.ratio_to_bound:.3g}"  # against a bound: an upper estimate of the true ratio
         if note:
             ax.annotate(note, (bar.get_x() + bar.get_width() / 2, bar.get_height()), xytext=(0, 2),
                         textcoords="offset points", ha="center", va="bottom", fontsize=7)
@@ -242,7 +244,7 @@ def plot_comparison(comparison: Any, *, ax: Axes | None = None) -> Axes:
     ax.set_ylim(0, top * 1.15 if top > 0 else 1.0)
     title = _wrap(f"{comparison.family}: {comparison.objective_name}", 70)
     ratio_note = {"optimum": "xR on a bar: its ratio to the proven optimum",
-                  "bound": "xR on a bar: its ratio to the bound (an upper estimate of the true ratio)"}
+                  "bound": "<=xR on a bar: its ratio to the exact model's bound (an upper estimate)"}
     if comparison.reference_name in ratio_note:
         title += "\n" + ratio_note[comparison.reference_name]
     ax.set_title(title, fontsize=9)

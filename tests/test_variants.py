@@ -114,3 +114,40 @@ def test_every_declared_parameter_has_a_help_line_and_valid_range():
                 if p.range is not None:
                     parse_range(p.range)
                     assert check_range(p.default, p.range), f"{spec.name}/{algo.name}.{p.name} default out of range"
+
+
+def test_ratios_say_what_they_are_against():
+    from edgeopt.api import Row, _rank_and_ratio
+    from edgeopt.frames import records_frame
+    from edgeopt.sweep import summarise
+
+    def row(name, obj):
+        return Row(name, "online", "feasible", obj, None, None, True, 0.0, [])
+
+    a, b = [row("x", 10.0)], [row("x", 10.0)]
+    _rank_and_ratio(a, 5.0, "optimum")
+    _rank_and_ratio(b, 4.0, "bound")
+    assert (a[0].ratio_to_optimum, a[0].ratio_to_bound) == (2.0, None)
+    assert (b[0].ratio_to_optimum, b[0].ratio_to_bound) == (None, 2.5)
+    rows = [{"family": "f", "algorithm": "x", "ratio": 2.0, "reference": "optimum", "valid": True, "runtime_s": 0.0,
+             "error": None},
+            {"family": "f", "algorithm": "x", "ratio": 2.5, "reference": "bound", "valid": True, "runtime_s": 0.0,
+             "error": None}]
+    (s,) = summarise(rows)
+    assert (s["mean_ratio"], s["n_optimum"], s["mean_ratio_to_bound"], s["n_bound"]) == (2.0, 1, 2.5, 1)
+    frame = records_frame(rows)
+    assert frame["ratio_to_optimum"].mean() == 2.0 and frame["ratio_to_bound"].mean() == 2.5
+
+
+def test_compare_table_names_its_reference_and_is_sorted_by_rank(tmp_path, capsys):
+    inst = tmp_path / "h.json"
+    with pytest.raises(SystemExit):
+        main(["generate", "hetero", "-o", str(inst)])
+    with pytest.raises(SystemExit) as e:
+        main(["compare", str(inst), "--algorithms", "drf,online,fifo"])
+    assert e.value.code == 0
+    text = capsys.readouterr().out
+    assert "ratio to" not in text  # no exact model: no ratio column, never "ratio to -"
+    body = [ln for ln in text.splitlines() if ln.startswith("│")]
+    ranks = [int(ln.split("│")[5]) for ln in body]
+    assert ranks == sorted(ranks)
