@@ -88,6 +88,14 @@ def unavailable_algorithms(name: str) -> dict[str, str]:
     return unavailable(name)
 
 
+def exact_method_names(name: str) -> list[str]:
+    """The names of family ``name``'s exact models, without importing them (Pyomo, OR-Tools)."""
+    from formulations import METHOD_NAMES
+
+    algorithms(name)  # the family exists
+    return list(METHOD_NAMES.get(name, ()))
+
+
 def exact_methods(name: str) -> dict[str, Callable[..., Result]]:
     """Exact models of family ``name`` (``{"milp": ..., "cpsat": ...}``)."""
     return _families.solve_methods(name)

@@ -18,20 +18,46 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
-from edgeopt import api
-from edgeopt.core import InputError, Result
-from edgeopt.core.jsonio import dumps, write_json
+
+class _Lazy:
+    """A module (or one of its names) imported on first use, so that ``edgeopt --version``, ``--help``
+    and commands that need no family start without importing the families, numpy, scipy or Pyomo
+    (benchmarks/cli_startup.py measures it)."""
+
+    def __init__(self, module: str, name: str | None = None) -> None:
+        self._where = (module, name)
+
+    def _target(self) -> Any:
+        import importlib
+
+        module, name = self._where
+        mod = importlib.import_module(module)
+        return mod if name is None else getattr(mod, name)
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(self._target(), attr)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._target()(*args, **kwargs)
+
+
+api: Any = _Lazy("edgeopt.api")
+InputError: Any = _Lazy("edgeopt.core.errors", "InputError")
+Result: Any = _Lazy("edgeopt.core.result", "Result")
+dumps: Any = _Lazy("edgeopt.core.jsonio", "dumps")
+write_json: Any = _Lazy("edgeopt.core.jsonio", "write_json")
+Table: Any = _Lazy("rich.table", "Table")
 
 
 def _preset_help() -> str:
-    """The presets of every implemented family, for --help (families import in well under a second)."""
+    """The presets of every implemented family, for --help (imports every family: filled in by `main`
+    only for the command being run, see `_DYNAMIC_HELP`)."""
     listing = "; ".join(f"{s.name}: {', '.join(s.presets)}" for s in api.families())
     return f"Generator preset; the family's first is the default ({listing})."
 
 
-PRESET_HELP = _preset_help()
+PRESET_HELP = "Generator preset; the family's first is the default (`edgeopt generate --help` lists them)."
 METHOD_HELP = ("Exact model: milp (Pyomo + HiGHS) or cpsat (OR-Tools CP-SAT); `edgeopt algorithms FAMILY` "
                "lists a family's exact models.")
 
@@ -124,9 +150,11 @@ def _options_help() -> str:
     return "; ".join(parts)
 
 
+GENERATE_EPILOG = "Family options (e.g. `edgeopt generate tapfinger --preset paper --clusters 6 --arrival-rate 4`): "
+
+
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
-             epilog="Family options (e.g. `edgeopt generate tapfinger --preset paper --clusters 6 --arrival-rate 4`): "
-                    + _options_help())
+             epilog=GENERATE_EPILOG + "see `edgeopt generate --help`")
 def generate(
     ctx: typer.Context,
     family: Annotated[str, typer.Argument(help="Problem family, e.g. hetero.")],
@@ -180,7 +208,7 @@ def list_algorithms(
             for spec in specs for algo in api.algorithms(spec.name).values()
         ] + [{"family": spec.name, "algorithm": m, "kind": "exact", "relaxed": False, "randomized": False,
               "summary": f"exact model, `edgeopt solve --method {m}`", "params": []}
-             for spec in specs for m in api.exact_methods(spec.name)])
+             for spec in specs for m in api.exact_method_names(spec.name)])
         return
     table = Table("family", "algorithm", "kind", "summary", "parameters (default)")
     for spec in specs:
@@ -188,7 +216,7 @@ def list_algorithms(
             params = "; ".join(f"{p.name}={p.default!r}: {p.help}" if p.help else f"{p.name}={p.default!r}"
                                for p in algo.params)
             table.add_row(spec.name, algo.name, _kind_label(algo.kind, algo.relaxed), algo.summary, params)
-        for method in api.exact_methods(spec.name):
+        for method in api.exact_method_names(spec.name):
             table.add_row(spec.name, method, "exact", f"exact model, `edgeopt solve --method {method}`", "")
     out.print(table)
 
@@ -524,9 +552,41 @@ def _on_sigterm(signum: int, frame: Any) -> None:
     raise Terminated()
 
 
-from edgeopt.tapfinger.policy.cli import train as _train_policy
+TRAIN_HELP = "Train a learned policy with MAPPO (rich progress bar, metrics.csv, atomic checkpoints)."
 
-app.command("train")(_train_policy)
+
+@app.command("train", help=TRAIN_HELP, add_help_option=False,
+             context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def _train_placeholder(ctx: typer.Context) -> None:
+    """Stands for `edgeopt.tapfinger.policy.cli.train` in listings; `main` swaps the real command in when
+    ``train`` runs (importing it imports the tapfinger family)."""
+    raise RuntimeError("edgeopt.cli.main replaces this command before it runs")  # pragma: no cover
+
+
+def _real_train() -> Any:
+    from edgeopt.tapfinger.policy.cli import train
+
+    sub = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
+    sub.command("train")(train)
+    return typer.main.get_command(sub)
+
+
+def _fill_dynamic_help(command: Any, argv: list[str]) -> None:
+    """Help texts that need every family imported, computed only for the command being run."""
+    name = next((a for a in argv if not a.startswith("-")), None)
+    if name == "train":
+        command.commands["train"] = _real_train()
+    if name in ("generate", "sweep"):
+        for param in command.commands[name].params:
+            if param.name == "preset":
+                param.help = _preset_help()
+        if name == "generate":
+            command.commands[name].epilog = GENERATE_EPILOG + _options_help()
+
+
+def _is_input_error(exc: BaseException) -> bool:
+    errors = sys.modules.get("edgeopt.core.errors")  # raised only once it was imported
+    return errors is not None and isinstance(exc, errors.InputError)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -538,14 +598,10 @@ def main(argv: list[str] | None = None) -> None:
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _on_sigterm)
     command = typer.main.get_command(app)
+    argv = list(sys.argv[1:] if argv is None else argv)
     try:
+        _fill_dynamic_help(command, argv)
         code = command.main(args=argv, prog_name="edgeopt", standalone_mode=False)
-    except InputError as exc:
-        err.print(f"error: {exc}", markup=False)
-        if len(exc.details) > 1:
-            for line in exc.details:
-                err.print(f"  {line}", markup=False)
-        sys.exit(2)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
     except (typer.Abort, KeyboardInterrupt):
@@ -555,6 +611,13 @@ def main(argv: list[str] | None = None) -> None:
         err.print("terminated")
         sys.exit(143)
     except Exception as exc:
+        if _is_input_error(exc):
+            details = exc.details  # type: ignore[attr-defined]
+            err.print(f"error: {exc}", markup=False)
+            if len(details) > 1:
+                for line in details:
+                    err.print(f"  {line}", markup=False)
+            sys.exit(2)
         # Usage errors of the click that typer vendors (typer._click): no public name to catch them by.
         if type(exc).__name__ == "NoArgsIsHelpError":
             err.print(exc.format_message(), markup=False)  # type: ignore[attr-defined]

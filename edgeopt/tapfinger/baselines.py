@@ -51,7 +51,6 @@ import math
 from typing import Any
 
 import numpy as np
-from scipy.optimize import nnls
 
 from edgeopt.core import Result, register
 from edgeopt.tapfinger.env import TapFingerEnv
@@ -188,6 +187,8 @@ class SpeedModel:
                 return 1.0
             X = np.array([self._features(c_, g_) for c_, g_, _ in rows])
             y = np.array([v for _, _, v in rows])
+            from scipy.optimize import nnls  # here, not at the top: scipy.optimize costs 0.3 s to import
+
             th, _ = nnls(X, y)
             self.theta[typ] = th
         return float(max(1e-6, self._features(c, g) @ th))
