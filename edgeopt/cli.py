@@ -170,10 +170,24 @@ def generate(
     Options of the family's own generator follow as ``--name VALUE`` (listed below).
     """
     options = _family_options(ctx.args)
+    _check_generate_options(family, options)
     instance = api.generate(family, preset, seed=seed, jobs=jobs, servers=servers, horizon=horizon, **options)
     write_json(output, instance.model_dump(mode="json"))
     n_jobs = len(getattr(instance, "jobs", []))
     err.print(f"wrote {output} ({family}, {n_jobs} jobs, seed {seed})")
+
+
+def _check_generate_options(family: str, options: dict[str, str]) -> None:
+    """An unknown ``--option`` of ``generate``: suggest the closest of every option it takes."""
+    if not options:
+        return
+    own = [f"--{k.replace('_', '-')}" for k in api.generator_options(family)]
+    common = ["--output", "--preset", "--jobs", "--servers", "--horizon", "--seed"]
+    for key in options:
+        opt = f"--{key.replace('_', '-')}"
+        if opt not in own:
+            raise InputError(key, f"unknown option {opt} for generate {family}{api.did_you_mean(opt, own + common)} "
+                                  f"(options: {', '.join(common)}; {family}'s own: {', '.join(own) or 'none'})")
 
 
 def _family_options(args: list[str]) -> dict[str, str]:
@@ -229,6 +243,8 @@ def run(
     seed: Seed = 0,
     param: Annotated[list[str] | None, typer.Option(
         "--param", help="KEY=VALUE, repeatable; see `edgeopt algorithms FAMILY` for each algorithm's parameters.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON on stdout (also with -o; "
+                                                         "without -o it is printed anyway).")] = False,
 ) -> None:
     """Run ALGORITHM on INSTANCE and print (or write) its result."""
     inst = api.load(instance)
@@ -238,6 +254,8 @@ def run(
     with _run_progress(f"{spec.name}/{algorithm}, slots"):
         result = api.run(algorithm, inst, seed=seed, **params)
     _emit(result, output)
+    if as_json and output is not None:
+        sys.stdout.write(result.to_json())
 
 
 @app.command()
@@ -344,6 +362,9 @@ def schema(
     if what == "result":
         sys.stdout.write(dumps(api.result_schema(family)))
         return
+    from edgeopt.families import FAMILY_NAMES
+
+    api.check_choice("what", what, [*FAMILY_NAMES, "result"], "schema")
     sys.stdout.write(dumps(api.family(what).instance_type.model_json_schema()))
 
 

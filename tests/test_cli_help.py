@@ -1,0 +1,46 @@
+"""The CLI always helps (issue 21, section 5): "did you mean" for families, schema names and options;
+``run --json``."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from edgeopt.cli import main
+
+
+def run(argv, capsys):
+    with pytest.raises(SystemExit) as e:
+        main([str(a) for a in argv])
+    out = capsys.readouterr()
+    return e.value.code, out.out, out.err
+
+
+@pytest.mark.parametrize("argv, hint", [
+    (["generate", "heteor", "-o", "x.json"], "did you mean 'hetero'?"),
+    (["algorithms", "hetro"], "did you mean 'hetero'?"),
+    (["demo", "--family", "hetro"], "did you mean 'hetero'?"),
+    (["schema", "reslt"], "did you mean 'result'?"),
+    (["generate", "hetero", "--jobz", "3", "-o", "x.json"], "did you mean '--jobs'?"),
+    (["generate", "tapfinger", "--clusterz", "3", "-o", "x.json"], "did you mean '--clusters'?"),
+    (["run", "online", "x.json", "--sed", "3"], "--seed"),
+])
+def test_did_you_mean(argv, hint, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run(argv, capsys)
+    assert code == 2 and hint in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "x.json").exists()
+
+
+def test_schema_lists_result_among_the_choices(capsys):
+    _, _, err = run(["schema", "nothing"], capsys)
+    assert "result" in err and "hetero" in err
+
+
+def test_run_json_prints_the_result_also_with_output(tmp_path, capsys):
+    inst, res = tmp_path / "h.json", tmp_path / "r.json"
+    assert run(["generate", "hetero", "-o", inst], capsys)[0] == 0
+    code, out, err = run(["run", "fifo", inst, "--json", "-o", res], capsys)
+    assert code == 0
+    assert json.loads(out) == json.loads(res.read_text())
