@@ -320,7 +320,17 @@ def run(algorithm: str, instance: Any, *, seed: int = 0, **params: Any) -> Resul
     return lookup(spec.name, algorithm)(instance, seed=seed, **params)
 
 
-def plot_schedule(instance: Any, result: Result, ax: Any = None, *, title: str | None = None) -> Any:
+def plot_schedule(
+    instance: Any,
+    result: Result,
+    ax: Any = None,
+    *,
+    title: str | None = None,
+    jobs: Sequence[int] | None = None,
+    rows: Sequence[str] | None = None,
+    window: tuple[float, float] | None = None,
+    labels: bool | None = None,
+) -> Any:
     """Gantt chart of ``result``'s schedule: one row per server (or site), bars coloured by job.
 
     Args:
@@ -328,6 +338,11 @@ def plot_schedule(instance: Any, result: Result, ax: Any = None, *, title: str |
         result: any algorithm's or exact model's result with a schedule.
         ax: a matplotlib Axes to draw on (a new figure when None).
         title: defaults to family, algorithm, status and objective.
+        jobs: draw only these jobs (ids).
+        rows: draw only these rows (server, site or cluster names as the chart shows them).
+        window: ``(t0, t1)``: draw only these slots.
+        labels: write bar texts; None: only when the chart has few enough bars to read them
+            (`edgeopt.viz.LABEL_LIMIT`).
 
     Returns:
         The matplotlib Axes.
@@ -341,11 +356,47 @@ def plot_schedule(instance: Any, result: Result, ax: Any = None, *, title: str |
         title = f"{spec.name} / {result.algorithm}: {result.status.value}, objective {_short(result.objective)}"
         if result.rejected:
             title += f", {len(result.rejected)} rejected"
-    bars = spec.gantt(instance, schedule)
-    # The time axis ends a little after the last bar or arrival (the horizon is often far longer).
+    bars, window, note = _select_bars(spec.gantt(instance, schedule), jobs, rows, window)
+    # The time axis ends a little after the last bar or arrival shown (the horizon is often far longer).
     last = max([b.end for b in bars] + [b.arrival or 0 for b in bars] + [1])
     until = min(float(instance.horizon), math.ceil(last + max(1.0, 0.08 * last)))
-    return viz.plot_gantt(bars, ax=ax, title=title, horizon=until)
+    if note and title:
+        title += f"\n{note}"
+    return viz.plot_gantt(bars, ax=ax, title=title, horizon=until, labels=labels, window=window)
+
+
+def _select_bars(bars: list[Any], jobs: Sequence[int] | None, rows: Sequence[str] | None,
+                 window: tuple[float, float] | None) -> tuple[list[Any], Any, str]:
+    """The bars of the chosen jobs and rows that overlap ``window``; a note of what was selected."""
+    notes = []
+    if jobs is not None:
+        import numbers
+
+        if isinstance(jobs, (str, bytes)) or not all(
+                isinstance(j, numbers.Integral) and not isinstance(j, bool) for j in jobs):
+            raise TypeError(f"jobs: expected a list of job ids (int), got {jobs!r}")
+        wanted = {int(j) for j in jobs}
+        bars = [b for b in bars if b.job in wanted]
+        notes.append(f"jobs {', '.join(map(str, sorted(wanted)))}" if len(wanted) <= 8 else f"{len(wanted)} jobs")
+    if rows is not None:
+        if isinstance(rows, (str, bytes)):
+            rows = [rows]
+        known = list(dict.fromkeys(b.row for b in bars))
+        for r in rows:
+            check_choice("rows", r, known, "row")
+        bars = [b for b in bars if b.row in set(rows)]
+        notes.append(f"rows {', '.join(rows)}" if len(rows) <= 4 else f"{len(rows)} rows")
+    if window is not None:
+        try:
+            t0, t1 = (float(x) for x in window)
+        except (TypeError, ValueError):
+            raise TypeError(f"window: expected (t0, t1) in slots, got {window!r}") from None
+        if not (math.isfinite(t0) and math.isfinite(t1) and 0 <= t0 < t1):
+            raise InputError("window", f"expected 0 <= t0 < t1, got ({t0:g}, {t1:g})")
+        bars = [b for b in bars if b.end > t0 and b.start < t1]
+        window = (t0, t1)
+        notes.append(f"slots {t0:g}-{t1:g}")
+    return bars, window, ("shown: " + "; ".join(notes)) if notes else ""
 
 
 def plot_utilisation(instance: Any, result: Result, fig: Any = None, *, title: str | None = None) -> Any:

@@ -390,10 +390,31 @@ def plot_schedule(
     instance: Annotated[Path, typer.Argument(help="Instance JSON file.")],
     result: Annotated[Path, typer.Argument(help="Result JSON file (from `edgeopt run/solve -o`).")],
     output: Annotated[Path, typer.Option("-o", "--output", help="Image to write: .png, .svg or .pdf.")],
+    jobs: Annotated[str | None, typer.Option(help="Only these jobs, e.g. '1,2,5' or '0-9'.")] = None,
+    servers: Annotated[str | None, typer.Option(
+        help="Only these rows (servers, sites or clusters as the chart names them), comma-separated.")] = None,
+    window: Annotated[str | None, typer.Option(help="Only slots T0:T1, e.g. '0:50'.")] = None,
+    labels: Annotated[bool | None, typer.Option(
+        "--labels/--no-labels", help="Bar texts on or off (default: on up to 120 bars, where they can be read).")] = None,
 ) -> None:
     """Draw RESULT's schedule as a Gantt chart: one row per server (or site), bars coloured by job."""
     inst, res = _load_pair(instance, result)
-    _save_figure(api.plot_schedule(inst, res).figure, output)
+    job_ids = None
+    if jobs is not None:
+        try:
+            job_ids = _parse_seeds(jobs)  # the same 'A-B' / 'a,b,c' syntax
+        except Exception:
+            raise InputError("jobs", f"expected job ids 'A-B' or 'a,b,c', got {jobs!r}") from None
+    rows = [r.strip() for r in servers.split(",") if r.strip()] if servers is not None else None
+    span = None
+    if window is not None:
+        t0, sep, t1 = window.partition(":")
+        try:
+            span = (float(t0), float(t1))
+        except ValueError:
+            raise InputError("window", f"expected T0:T1 in slots, e.g. 0:50, got {window!r}") from None
+    ax = api.plot_schedule(inst, res, jobs=job_ids, rows=rows, window=span, labels=labels)
+    _save_figure(ax.figure, output)
 
 
 @app.command("plot-utilisation")

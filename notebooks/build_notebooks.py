@@ -125,7 +125,7 @@ pd.DataFrame([{"worker type": m, **dict(zip(inst.resources, t.demand)), "Mbps": 
               for m, t in enumerate(inst.worker_types)])
 """),
         ("md", "## A_online and the optimum, side by side\nRows are servers; a bar says what the job "
-               "holds there (`2w+1p`: two workers and one PS). A job split over servers is slower "
+               "holds there (`j3 2w+1ps`: job 3 holds two workers and one PS there). A job split over servers is slower "
                "(its workers talk to the PS over the network), which is why the optimum colocates "
                "where it can."),
         ("code", SIDE_BY_SIDE),
@@ -262,7 +262,7 @@ print(f"{len(inst.jobs)} jobs, {len(inst.servers)} servers (cloud: "
 pd.DataFrame([{"job": j.id, "arrival": j.arrival, "worker type": j.worker_type, "ps type": j.ps_type,
                "upload delay per server": j.upload_delay_slots} for j in inst.jobs])
 """),
-        ("md", "## A_online and the optimum, side by side\nA bar `j3 2w+ps` holds two workers and the "
+        ("md", "## A_online and the optimum, side by side\nA bar `j3 2w+1ps` holds two workers and the "
                "PS of job 3 on that server; the triangle marks the job's arrival (its bar may start "
                "only after the upload delay to that server)."),
         ("code", SIDE_BY_SIDE),
@@ -403,8 +403,8 @@ print(f"{len(inst.jobs)} jobs, {len(inst.servers)} servers, horizon {inst.horizo
 pd.DataFrame([{"server": s, "cloud": sv.is_cloud, "worker types": sv.workers, "PSs": sv.ps}
               for s, sv in enumerate(inst.servers)])
 """),
-        ("md", "## A_online and the optimum, side by side\nA bar `j3 x2` means two chunks of job 3 "
-               "train on that server in those slots; a gap in a job's bars is a preemption."),
+        ("md", "## A_online and the optimum, side by side\nA bar `j3 2w` means two workers train chunks of job 3 "
+               "on that server in those slots; a gap in a job's bars is a preemption."),
         ("code", SIDE_BY_SIDE),
         ("code", "api.plot_utilisation(inst, online);"),
         ("md", "## Results as DataFrames\nOne row per job; `objective` is its JCT c_j - r_j; "
