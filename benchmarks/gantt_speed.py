@@ -21,7 +21,7 @@ matplotlib.use("Agg")
 def main(argv: list[str] | None = None) -> None:
     import matplotlib.pyplot as plt
 
-    from edgeopt import api
+    from edgeopt import api, viz
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--family", default="preemptive")
@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> None:
         cpu = time.process_time() - t0
         plt.close("all")
         row = {"family": a.family, "algorithm": a.algorithm, "jobs": n, "bars": n_bars, "draw_and_save_cpu_s":
-               round(cpu, 3), "labels": n_bars <= __import__("edgeopt.viz").viz.LABEL_LIMIT, "png": png.name}
+               round(cpu, 3), "labels": n_bars <= getattr(viz, "LABEL_LIMIT", n_bars), "png": png.name}
         rows.append(row)
         print(f"{a.family} {n} jobs: {n_bars} bars, draw + save {cpu:.2f} s CPU -> {png}")
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
