@@ -403,12 +403,12 @@ def plot_schedule(
     if jobs is not None:
         try:
             job_ids = _parse_seeds(jobs)  # the same 'A-B' / 'a,b,c' syntax
-        except Exception:
+        except ValueError:  # InputError (naming 'seeds') is a ValueError
             raise InputError("jobs", f"expected job ids 'A-B' or 'a,b,c', got {jobs!r}") from None
     rows = [r.strip() for r in servers.split(",") if r.strip()] if servers is not None else None
     span = None
     if window is not None:
-        t0, sep, t1 = window.partition(":")
+        t0, _, t1 = window.partition(":")
         try:
             span = (float(t0), float(t1))
         except ValueError:

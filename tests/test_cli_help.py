@@ -41,7 +41,7 @@ def test_schema_lists_result_among_the_choices(capsys):
 def test_run_json_prints_the_result_also_with_output(tmp_path, capsys):
     inst, res = tmp_path / "h.json", tmp_path / "r.json"
     assert run(["generate", "hetero", "-o", inst], capsys)[0] == 0
-    code, out, err = run(["run", "fifo", inst, "--json", "-o", res], capsys)
+    code, out, _ = run(["run", "fifo", inst, "--json", "-o", res], capsys)
     assert code == 0
     assert json.loads(out) == json.loads(res.read_text())
 
@@ -50,8 +50,8 @@ def test_plot_schedule_options(tmp_path, capsys):
     inst, res, png = tmp_path / "h.json", tmp_path / "r.json", tmp_path / "g.png"
     assert run(["generate", "hetero", "-o", inst], capsys)[0] == 0
     assert run(["run", "online", inst, "-o", res], capsys)[0] == 0
-    code, _, err = run(["plot-schedule", inst, res, "-o", png, "--jobs", "0-2", "--window", "0:8", "--no-labels"],
-                       capsys)
+    code, _, _ = run(["plot-schedule", inst, res, "-o", png, "--jobs", "0-2", "--window", "0:8", "--no-labels"],
+                     capsys)
     assert code == 0 and png.stat().st_size > 0
     code, _, err = run(["plot-schedule", inst, res, "-o", tmp_path / "x.png", "--window", "8"], capsys)
     assert code == 2 and "window" in err and not (tmp_path / "x.png").exists()

@@ -73,7 +73,7 @@ def test_run_online_without_the_extra_names_it(tmp_path):
     inst = tmp_path / "tf.json"
     cli = [sys.executable, "-c", "from edgeopt.cli import main; main()"]
     subprocess.run(cli + ["generate", "tapfinger", "-o", str(inst)], env=env, check=True, capture_output=True)
-    proc = subprocess.run(cli + ["run", "online", str(inst)], env=env, capture_output=True, text=True)
+    proc = subprocess.run(cli + ["run", "online", str(inst)], env=env, capture_output=True, text=True, check=False)
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
     assert "edgeopt[rl]" in proc.stderr and "not available" in proc.stderr
@@ -83,7 +83,7 @@ def test_run_online_without_the_extra_names_it(tmp_path):
 @pytest.mark.parametrize("name", NOTEBOOKS)
 def test_notebook_runs_without_rl(name, tmp_path):
     proc = subprocess.run([sys.executable, "-c", RUN, str(ROOT / "notebooks" / f"{name}.ipynb"),
-                           str(ROOT / "notebooks")], env=_env(tmp_path), capture_output=True, text=True)
+                           str(ROOT / "notebooks")], env=_env(tmp_path), capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr[-3000:]
     if name == "overview":  # it says what it skips, and why
         assert "skipped: tapfinger/online" in proc.stdout and "rl extra" in proc.stdout
