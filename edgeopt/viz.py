@@ -252,6 +252,11 @@ def plot_usage(
     from matplotlib.ticker import MaxNLocator
 
     axes = fig.subplots(n, 1, sharex=True, squeeze=False)[:, 0]
+    # The time axis ends a little after the last slot anything is used in (the horizon is often far longer).
+    busy = [int(np.flatnonzero(np.asarray(s.used, dtype=float))[-1]) + 1 for s in series
+            if np.any(np.asarray(s.used, dtype=float))]
+    longest = max((len(s.used) for s in shown), default=1)
+    t_show = min(longest, int(max(busy, default=longest) * 1.08) + 1) if busy else longest
     for ax, s in zip(axes, shown, strict=False):
         used = np.asarray(s.used, dtype=float)
         t = np.arange(len(used) + 1)
@@ -268,7 +273,7 @@ def plot_usage(
         ax.yaxis.set_major_locator(MaxNLocator(nbins=3, integer=bool(np.allclose(used, np.round(used)))))
         ax.set_ylabel(s.resource, rotation=0, ha="right", va="center", fontsize=8)
         ax.tick_params(labelsize=7)
-        ax.set_xlim(0, max(1, len(used)))
+        ax.set_xlim(0, max(1, t_show))
     axes[-1].set_xlabel("time slot")
     axes[-1].xaxis.set_major_locator(MaxNLocator(integer=True))
     if shown:  # outside the panels, where it hides no data
@@ -323,7 +328,7 @@ def plot_comparison(comparison: Any, *, ax: Axes | None = None) -> Axes:
             note = f"x{to_opt:.3g}"
         elif to_bound is not None and not partial:
             note = f"<=x{to_bound:.3g}"  # against a bound: an upper estimate of the true ratio
-        text = f"{r.objective:.4g}" + (f"\n{note}" if note else "")  # the value on every bar
+        text = _value_text(r.objective) + (f"\n{note}" if note else "")  # the value on every bar
         ax.annotate(text, (bar.get_x() + bar.get_width() / 2, bar.get_height()), xytext=(0, 2),
                     textcoords="offset points", ha="center", va="bottom", fontsize=7, linespacing=1.0)
     handles = _comparison_legend(rows)
@@ -333,7 +338,8 @@ def plot_comparison(comparison: Any, *, ax: Axes | None = None) -> Axes:
         ax.legend(handles=handles, fontsize=7, loc="upper left", bbox_to_anchor=(1.005, 1.0), frameon=False,
                   borderaxespad=0.0)
     labels = [r.algorithm + (" (relaxed)" if r.relaxed else "") for r in rows]
-    ax.set_xticks(list(xs), labels, rotation=30 if len(rows) > 4 else 0, ha="right" if len(rows) > 4 else "center")
+    tilt = len(rows) > 4 or max(map(len, labels), default=0) > 12  # long names side by side would touch
+    ax.set_xticks(list(xs), labels, rotation=30 if tilt else 0, ha="right" if tilt else "center")
     top = max(values, default=1.0)
     if log:
         ax.set_yscale("log")
@@ -351,6 +357,11 @@ def plot_comparison(comparison: Any, *, ax: Axes | None = None) -> Axes:
     return ax
 
 
+def _value_text(v: float) -> str:
+    """``76,295`` (whole numbers in full, thousands separated), else 4 significant digits."""
+    return f"{v:,.0f}" if float(v).is_integer() and abs(v) < 1e9 else f"{v:.4g}"
+
+
 #: Bar colours of `plot_comparison` by the algorithm's kind (its legend names them).
 KIND_COLOURS = {"online": "#dd8452", "baseline": "#4c72b0", "offline": "#8172b3", "exact": "#55a868"}
 
@@ -359,7 +370,7 @@ def _comparison_legend(rows: Sequence[Any]) -> list[Any]:
     """Legend handles: one per kind present, then the marks for partial and invalid results."""
     from matplotlib.patches import Patch
 
-    names = {"online": "the paper's online algorithm", "baseline": "baseline", "offline": "offline heuristic",
+    names = {"online": "online (the paper's)", "baseline": "baseline", "offline": "offline heuristic",
              "exact": "exact model"}
     kinds = [k for k in KIND_COLOURS if any(r.kind == k for r in rows)]
     handles = [Patch(facecolor=KIND_COLOURS[k], edgecolor="black", linewidth=0.5, label=names[k]) for k in kinds]

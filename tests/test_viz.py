@@ -117,7 +117,7 @@ def test_comparison_draws_optimum_once_hatches_partial_and_keeps_labels_inside()
     assert "3 rejected" in notes and "invalid" in notes and "x1.2" in notes
     assert all(f"{v:.4g}" in notes for v in (12.0, 7.0, 9.0, 10.0))  # the value on every bar
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert legend == ["the paper's online algorithm", "baseline", "exact model", "partial: jobs rejected",
+    assert legend == ["online (the paper's)", "baseline", "exact model", "partial: jobs rejected",
                       "invalid schedule"]
     assert ax.get_yscale() == "linear"
     assert len(ax.get_ylabel()) <= 30  # short label; the formula is in the title
