@@ -229,7 +229,8 @@ def list_algorithms(
         for algo in api.algorithms(spec.name).values():
             params = "; ".join(f"{p.name}={p.default!r}: {p.help}" if p.help else f"{p.name}={p.default!r}"
                                for p in algo.params)
-            table.add_row(spec.name, algo.name, _kind_label(algo.kind, algo.relaxed), algo.summary, params)
+            table.add_row(spec.name, algo.name, _kind_label(algo.kind, algo.relaxed), _plain(algo.summary),
+                          _plain(params))
         for method in api.exact_method_names(spec.name):
             table.add_row(spec.name, method, "exact", f"exact model, `edgeopt solve --method {method}`", "")
     out.print(table)
@@ -532,8 +533,12 @@ def sweep(
                   "max", "mean runtime s",
                   caption="a ratio to the exact model's bound (it stopped at its time limit) is an upper estimate "
                   "of the true ratio; the two are never averaged together")
-    for s in summarise(rows):
-        table.add_row(s["algorithm"], str(s["n"]), str(s["errors"]), f"{s['valid']:.0%}",
+    def best_first(s: dict) -> tuple:
+        ratio = s["mean_ratio"] if s["mean_ratio"] is not None else s["mean_ratio_to_bound"]
+        return (ratio is None, ratio or 0.0, s["algorithm"])
+
+    for s in sorted(summarise(rows), key=best_first):  # best mean ratio first, as a comparison ranks
+        table.add_row(_plain(s["algorithm"]), str(s["n"]), str(s["errors"]), f"{s['valid']:.0%}",
                       f"{_fmt(s['mean_ratio'], 5)} ({s['n_optimum']})", _fmt(s["max_ratio"], 5),
                       f"{_fmt(s['mean_ratio_to_bound'], 5)} ({s['n_bound']})", _fmt(s["max_ratio_to_bound"], 5),
                       f"{s['mean_runtime_s']:.3f}")
@@ -551,6 +556,13 @@ def _emit(result: Result, output: Path | None) -> None:
         )
     else:
         sys.stdout.write(result.to_json())
+
+
+def _plain(text: str) -> str:
+    """``text`` shown as written in a rich table: ``online[order=density]`` is a variant, not markup."""
+    from rich.markup import escape
+
+    return escape(text)
 
 
 def _kind_label(kind: str, relaxed: bool) -> str:
@@ -574,7 +586,7 @@ def _print_comparison(comparison: api.Comparison) -> None:
     for row in order:
         ratio = f"{row.rejected} rejected" if row.status == "partial" else _fmt(row.ratio, 5)
         table.add_row(
-            row.algorithm,
+            _plain(row.algorithm),
             _kind_label(row.kind, row.relaxed),
             row.status,
             _fmt(row.objective, 8),

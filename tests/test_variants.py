@@ -151,3 +151,14 @@ def test_compare_table_names_its_reference_and_is_sorted_by_rank(tmp_path, capsy
     body = [ln for ln in text.splitlines() if ln.startswith("│")]
     ranks = [int(ln.split("│")[5]) for ln in body]
     assert ranks == sorted(ranks)
+
+
+def test_tables_show_variant_labels_as_written(tmp_path, capsys):
+    inst = tmp_path / "h.json"
+    with pytest.raises(SystemExit):
+        main(["generate", "hetero", "-o", str(inst)])
+    with pytest.raises(SystemExit) as e:
+        main(["compare", str(inst), "--grid", "online.order=arrival,density"])
+    assert e.value.code == 0
+    out = capsys.readouterr().out
+    assert "online[order=arrival]" in out and "online[order=density]" in out  # not eaten as rich markup
