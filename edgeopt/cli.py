@@ -365,7 +365,7 @@ def schema(
         return
     from edgeopt.families import FAMILY_NAMES
 
-    api.check_choice("what", what, [*FAMILY_NAMES, "result"], "schema")
+    api.check_choice("family", what, [*FAMILY_NAMES, "result"], "family (or result) schema")
     sys.stdout.write(dumps(api.family(what).instance_type.model_json_schema()))
 
 
