@@ -141,16 +141,18 @@ F bounds a job's weight over its resource consumption; it sets lambda = 2 T H R 
 function (11) and the competitive ratio. The paper reports (Sec. 7, Fig. 4) that *for larger F the
 objective is larger*: with a larger F the prices favour heavy jobs and light ones wait. Below, two
 instances of the paper preset (40 jobs, 10 servers) under A_online with F given explicitly (by
-default A_online derives F from the jobs).
+default A_online derives F from the jobs). Each F is a *variant* of `online` (`online[F=64]`, or
+`("online", {"F": 64})`): one `compare` runs them all, checked against the declared parameters first
+(`edgeopt compare inst.json --grid online.F=1,8,64,1024` does the same on the command line).
 """),
         ("code", """
-rows = []
+Fs = (1.0, 8.0, 64.0, 1024.0)
+frames = []
 for seed in range(2):
     i = api.generate("hetero", "paper", seed=seed, jobs=40, servers=10)
-    for F in (1.0, 8.0, 64.0, 1024.0):
-        r = api.run("online", i, F=F)
-        rows.append({"seed": seed, "F": F, "objective": r.objective, "rejected": len(r.rejected)})
-by_F = pd.DataFrame(rows).pivot(index="F", columns="seed", values="objective")
+    frame = api.compare(i, [("online", {"F": F}) for F in Fs]).to_frame()
+    frames.append(frame.assign(seed=seed, F=[float(json.loads(p)["F"]) for p in frame["params"]]))
+by_F = pd.concat(frames).pivot(index="F", columns="seed", values="objective")
 ax = (by_F / by_F.iloc[0]).plot(marker="o", logx=True, figsize=(5, 3))
 ax.set(xlabel="F", ylabel="objective / objective at F = 1", title="ours: A_online over F")
 by_F
