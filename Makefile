@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 DEVSTAMP := $(VENV)/.installed-dev
 NBSTAMP  := $(VENV)/.installed-notebooks
 
-.PHONY: demo test lint notebooks reproduce reproduce-quick docs clean
+.PHONY: demo test lint notebooks reproduce reproduce-quick docs docs-site clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -56,6 +56,11 @@ docs: $(DEVSTAMP)
 	$(BIN)/python docs/make_docs.py
 	$(BIN)/python notebooks/build_notebooks.py
 	$(BIN)/python docs/img/make_images.py
+
+# The documentation as a website (MkDocs, material theme; the API reference generated from the docstrings
+# by mkdocstrings) in build/site. --strict: a broken link or reference fails (tests/test_docs_site.py).
+docs-site: $(DEVSTAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 clean:
 	rm -rf $(VENV) build *.egg-info

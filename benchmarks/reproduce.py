@@ -6,6 +6,13 @@ the repository root:
     .venv/bin/python benchmarks/reproduce.py                 # everything, into benchmarks/results (hours)
     .venv/bin/python benchmarks/reproduce.py --quick         # reduced sizes, into benchmarks/out (minutes)
     .venv/bin/python benchmarks/reproduce.py --only okita,tapfinger --list
+    .venv/bin/python benchmarks/reproduce.py --address tcp://HOST:8786    # on a running Dask cluster
+
+With ``--address`` every entry is one Dask task on an existing cluster (workers must see this checkout
+and the output folder, e.g. on a shared file system). A task runs its script into a private folder and
+then moves each file into the output folder with an atomic rename, and last writes a done record
+``.done/<entry key>.json``; a re-run skips the entries that have one (``--force`` runs them again), so
+an interrupted cluster run resumes where it stopped.
 
 ``make reproduce`` and ``make reproduce-quick`` call it. The full run rewrites the tracked files;
 the quick run only checks that every experiment still runs end to end on small inputs and writes
@@ -16,6 +23,8 @@ approximate time on a 2-core laptop as measured when its committed file was prod
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import shlex
 import subprocess
 import sys
@@ -130,6 +139,43 @@ def command(entry: Entry, *, quick: bool, out: Path) -> list[str]:
     return [sys.executable, str(ROOT / "benchmarks" / entry.script), *shlex.split(args), "--out", str(target)]
 
 
+def entry_key(entry: Entry, *, quick: bool) -> str:
+    """A stable name of one entry at one size: its script and arguments."""
+    text = json.dumps([entry.script, entry.quick if quick else entry.args, quick])
+    return f"{Path(entry.script).stem}-{hashlib.sha256(text.encode()).hexdigest()[:12]}"
+
+
+def run_on_cluster(chosen: list[Entry], *, address: str, quick: bool, out: Path, force: bool) -> int:
+    """One Dask task per entry not yet done; prints each as it finishes. Returns the exit code."""
+    from dask.distributed import Client, as_completed
+
+    from edgeopt.bench import run_entry  # importable on every worker (this file need not be)
+    done_dir = out / ".done"
+    todo = [e for e in chosen if force or not (done_dir / f"{entry_key(e, quick=quick)}.json").exists()]
+    print(f"{len(chosen) - len(todo)} of {len(chosen)} entries already done; {len(todo)} to run on {address}",
+          flush=True)
+    failed = []
+    with Client(address) as client:
+        futures = {client.submit(run_entry, command(e, quick=quick, out=out), str(out), entry_key(e, quick=quick),
+                                 str(ROOT), key=f"reproduce-{entry_key(e, quick=quick)}", pure=False): e
+                   for e in todo}
+        for fut in as_completed(futures):
+            e = futures[fut]
+            try:
+                rec = fut.result()
+            except Exception as exc:  # noqa: BLE001 - the cluster failed the task (lost worker...): rerun it
+                rec = {"rc": -1, "seconds": 0, "stderr_tail": repr(exc), "host": "?"}
+            print(f"== {e.family}: {e.script}: exit {rec['rc']} after {rec['seconds']:g} s on {rec['host']}",
+                  flush=True)
+            if rec["rc"] != 0:
+                failed.append(e.script)
+                print(rec["stderr_tail"], file=sys.stderr)
+    if failed:
+        print("failed: " + ", ".join(failed), file=sys.stderr)
+        return 1
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="reduced sizes into benchmarks/out (a smoke run)")
@@ -137,6 +183,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=None,
                     help="output folder (default benchmarks/results, or benchmarks/out with --quick)")
     ap.add_argument("--list", action="store_true", help="print the commands and stop")
+    ap.add_argument("--address", default=None,
+                    help="a running Dask scheduler (tcp://HOST:8786): one task per entry, done entries skipped")
+    ap.add_argument("--force", action="store_true", help="with --address: run entries that are done again")
     args = ap.parse_args(argv)
     out = args.out or ROOT / "benchmarks" / ("out" if args.quick else "results")
     only = {s.strip() for s in args.only.split(",") if s.strip()}
@@ -150,6 +199,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"# {e.produces} (~{e.minutes:g} min full)")
             print(shlex.join(command(e, quick=args.quick, out=out)))
         return 0
+    if args.address:
+        return run_on_cluster(chosen, address=args.address, quick=args.quick, out=out, force=args.force)
     failed = []
     for e in chosen:
         cmd = command(e, quick=args.quick, out=out)

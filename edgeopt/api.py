@@ -15,6 +15,7 @@ import dataclasses
 import difflib
 import functools
 import inspect
+import json
 import math
 import time
 from collections.abc import Callable, Sequence
@@ -25,6 +26,7 @@ from edgeopt import families as _families
 from edgeopt.core import AlgorithmSpec, FamilySpec, InputError, Result, Status, Violation, jsonio, lookup
 from edgeopt.core.family import instance_sha256
 from edgeopt.core.limits import BuildTimeLimit, Deadline, ModelSize, guard_size
+from edgeopt.core.registry import unavailable
 
 
 def did_you_mean(value: str, known: Sequence[str]) -> str:
@@ -52,15 +54,46 @@ def family(name: str) -> FamilySpec:
 
 def family_of(instance: Any) -> FamilySpec:
     """The family an instance belongs to (from its ``family`` field)."""
+    if isinstance(instance, Result):
+        raise TypeError("instance: expected an instance, got a Result (the order is (instance, result))")
     name = getattr(instance, "family", None)
-    if not isinstance(name, str):
-        raise InputError("instance.family", "missing")
+    if not isinstance(name, str) or not hasattr(instance, "model_dump"):
+        raise TypeError(f"instance: expected an edgeopt instance (from api.load or api.generate), "
+                        f"got {_type_name(instance)}")
     return family(name)
+
+
+def _type_name(x: Any) -> str:
+    return "None" if x is None else type(x).__name__
+
+
+def _check_result(result: Any, name: str = "result") -> Result:
+    """``result`` if it is a `Result`; TypeError naming ``name`` and what to pass otherwise."""
+    if not isinstance(result, Result):
+        hint = " (Result.from_dict(d) reads a dict; api.load_result a file)" if isinstance(result, dict) else ""
+        raise TypeError(f"{name}: expected an edgeopt Result (from api.run or api.solve), "
+                        f"got {_type_name(result)}{hint}")
+    return result
 
 
 def algorithms(name: str) -> dict[str, AlgorithmSpec]:
     """Registered algorithms of family ``name``."""
     return _families.algorithms(name)
+
+
+def unavailable_algorithms(name: str) -> dict[str, str]:
+    """Algorithms of family ``name`` that exist but are not registered here, with why (e.g. tapfinger's
+    ``online`` without the ``rl`` extra)."""
+    algorithms(name)  # imports the family, which marks them
+    return unavailable(name)
+
+
+def exact_method_names(name: str) -> list[str]:
+    """The names of family ``name``'s exact models, without importing them (Pyomo, OR-Tools)."""
+    from formulations import METHOD_NAMES
+
+    algorithms(name)  # the family exists
+    return list(METHOD_NAMES.get(name, ()))
 
 
 def exact_methods(name: str) -> dict[str, Callable[..., Result]]:
@@ -84,6 +117,11 @@ def generate(
     ``clusters=6, arrival_rate=4`` for tapfinger or ``cost="piecewise"`` for okita; a string value
     (as the CLI passes it) is converted to the argument's type.
     """
+    if not isinstance(name, str):
+        raise TypeError(f"name: expected a family name (str), got {_type_name(name)}")
+    if preset is not None and not isinstance(preset, str):
+        raise TypeError(f"preset: expected a preset name (str) or None, got {_type_name(preset)}")
+    _check_seed(seed)
     spec = family(name)
     preset = preset or spec.presets[0]
     check_choice("preset", preset, list(spec.presets), f"{name} preset")
@@ -199,6 +237,11 @@ def result_schema(family_name: str | None = None) -> dict[str, Any]:
 def check_algorithm(name: str, algorithm: str) -> AlgorithmSpec:
     """The registered algorithm ``algorithm`` of family ``name`` (InputError with a suggestion if unknown)."""
     table = algorithms(name)
+    if not isinstance(algorithm, str):
+        raise TypeError(f"algorithm: expected an algorithm name (str), got {_type_name(algorithm)}")
+    missing = unavailable(name)
+    if algorithm not in table and algorithm in missing:
+        raise InputError("algorithm", f"{name} algorithm {algorithm!r} is not available here: {missing[algorithm]}")
     check_choice("algorithm", algorithm, sorted(table), f"{name} algorithm")
     return table[algorithm]
 
@@ -262,14 +305,32 @@ def register_algorithm(
     return deco
 
 
+def _check_seed(seed: Any) -> None:
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise TypeError(f"seed: expected a non-negative int, got {type(seed).__name__} {seed!r}")
+    if seed < 0:
+        raise InputError("seed", f"must be >= 0, got {seed}")
+
+
 def run(algorithm: str, instance: Any, *, seed: int = 0, **params: Any) -> Result:
     """Run a registered algorithm of the instance's family."""
     spec = family_of(instance)
+    _check_seed(seed)
     check_algorithm(spec.name, algorithm)
     return lookup(spec.name, algorithm)(instance, seed=seed, **params)
 
 
-def plot_schedule(instance: Any, result: Result, ax: Any = None, *, title: str | None = None) -> Any:
+def plot_schedule(
+    instance: Any,
+    result: Result,
+    ax: Any = None,
+    *,
+    title: str | None = None,
+    jobs: Sequence[int] | None = None,
+    rows: Sequence[str] | None = None,
+    window: tuple[float, float] | None = None,
+    labels: bool | None = None,
+) -> Any:
     """Gantt chart of ``result``'s schedule: one row per server (or site), bars coloured by job.
 
     Args:
@@ -277,6 +338,11 @@ def plot_schedule(instance: Any, result: Result, ax: Any = None, *, title: str |
         result: any algorithm's or exact model's result with a schedule.
         ax: a matplotlib Axes to draw on (a new figure when None).
         title: defaults to family, algorithm, status and objective.
+        jobs: draw only these jobs (ids).
+        rows: draw only these rows (server, site or cluster names as the chart shows them).
+        window: ``(t0, t1)``: draw only these slots.
+        labels: write bar texts; None: only when the chart has few enough bars to read them
+            (`edgeopt.viz.LABEL_LIMIT`).
 
     Returns:
         The matplotlib Axes.
@@ -290,11 +356,47 @@ def plot_schedule(instance: Any, result: Result, ax: Any = None, *, title: str |
         title = f"{spec.name} / {result.algorithm}: {result.status.value}, objective {_short(result.objective)}"
         if result.rejected:
             title += f", {len(result.rejected)} rejected"
-    bars = spec.gantt(instance, schedule)
-    # The time axis ends a little after the last bar or arrival (the horizon is often far longer).
+    bars, window, note = _select_bars(spec.gantt(instance, schedule), jobs, rows, window)
+    # The time axis ends a little after the last bar or arrival shown (the horizon is often far longer).
     last = max([b.end for b in bars] + [b.arrival or 0 for b in bars] + [1])
     until = min(float(instance.horizon), math.ceil(last + max(1.0, 0.08 * last)))
-    return viz.plot_gantt(bars, ax=ax, title=title, horizon=until)
+    if note and title:
+        title += f"\n{note}"
+    return viz.plot_gantt(bars, ax=ax, title=title, horizon=until, labels=labels, window=window)
+
+
+def _select_bars(bars: list[Any], jobs: Sequence[int] | None, rows: Sequence[str] | None,
+                 window: tuple[float, float] | None) -> tuple[list[Any], Any, str]:
+    """The bars of the chosen jobs and rows that overlap ``window``; a note of what was selected."""
+    notes = []
+    if jobs is not None:
+        import numbers
+
+        if isinstance(jobs, (str, bytes)) or not all(
+                isinstance(j, numbers.Integral) and not isinstance(j, bool) for j in jobs):
+            raise TypeError(f"jobs: expected a list of job ids (int), got {jobs!r}")
+        wanted = {int(j) for j in jobs}
+        bars = [b for b in bars if b.job in wanted]
+        notes.append(f"jobs {', '.join(map(str, sorted(wanted)))}" if len(wanted) <= 8 else f"{len(wanted)} jobs")
+    if rows is not None:
+        if isinstance(rows, (str, bytes)):
+            rows = [rows]
+        known = list(dict.fromkeys(b.row for b in bars))
+        for r in rows:
+            check_choice("rows", r, known, "row")
+        bars = [b for b in bars if b.row in set(rows)]
+        notes.append(f"rows {', '.join(rows)}" if len(rows) <= 4 else f"{len(rows)} rows")
+    if window is not None:
+        try:
+            t0, t1 = (float(x) for x in window)
+        except (TypeError, ValueError):
+            raise TypeError(f"window: expected (t0, t1) in slots, got {window!r}") from None
+        if not (math.isfinite(t0) and math.isfinite(t1) and 0 <= t0 < t1):
+            raise InputError("window", f"expected 0 <= t0 < t1, got ({t0:g}, {t1:g})")
+        bars = [b for b in bars if b.end > t0 and b.start < t1]
+        window = (t0, t1)
+        notes.append(f"slots {t0:g}-{t1:g}")
+    return bars, window, ("shown: " + "; ".join(notes)) if notes else ""
 
 
 def plot_utilisation(instance: Any, result: Result, fig: Any = None, *, title: str | None = None) -> Any:
@@ -311,6 +413,7 @@ def plot_utilisation(instance: Any, result: Result, fig: Any = None, *, title: s
 
 def _schedule_of(instance: Any, result: Result) -> tuple[FamilySpec, Any]:
     spec = family_of(instance)
+    _check_result(result)
     if result.family != spec.name:
         raise InputError("result.family", f"result of family {result.family!r}, instance of {spec.name!r}")
     if result.schedule is None:
@@ -385,7 +488,8 @@ MAX_TIME_LIMIT = 7 * 24 * 3600.0
 
 def validate(instance: Any, result: Result) -> list[Violation]:
     """Every violation of ``result`` on ``instance`` (empty list: valid)."""
-    return family_of(instance).check_result(instance, result)
+    spec = family_of(instance)
+    return spec.check_result(instance, _check_result(result))
 
 
 @dataclasses.dataclass
@@ -404,6 +508,11 @@ class Row:
     relaxed: bool = False
     rejected: int = 0
     rank: int | None = None
+    #: every parameter the run used, as sorted JSON (the same column as a stored sweep's)
+    params: str = "{}"
+    #: ``ratio`` split by what it is against: a proven optimum, or the exact model's bound (never both)
+    ratio_to_optimum: float | None = None
+    ratio_to_bound: float | None = None
 
 
 @dataclasses.dataclass
@@ -463,20 +572,25 @@ def _row(spec: FamilySpec, instance: Any, result: Result, kind: str, relaxed: bo
     )
 
 
-def _rank_and_ratio(rows: list[Row], reference: float | None) -> None:
-    """Ratios to ``reference`` and ranks (1 = best objective) for complete, valid rows only."""
+def _rank_and_ratio(rows: list[Row], reference: float | None, reference_name: str = "optimum") -> None:
+    """Ratios to ``reference`` (a proven ``optimum`` or a ``bound``) and ranks (1 = best objective) for
+    complete, valid rows only; the ratio also goes to ``ratio_to_optimum`` or ``ratio_to_bound``."""
     comparable = [r for r in rows if r.valid and r.objective is not None
                   and r.status in ("optimal", "feasible", "time_limit")]
     for row in comparable:
         if reference:
             row.ratio = row.objective / reference
+            if reference_name == "optimum":
+                row.ratio_to_optimum = row.ratio
+            else:
+                row.ratio_to_bound = row.ratio
     for rank, row in enumerate(sorted(comparable, key=lambda r: r.objective), start=1):
         row.rank = rank
 
 
 def compare(
     instance: Any,
-    names: Sequence[str] | None = None,
+    names: Any = None,
     *,
     optimal: bool = False,
     method: str = "milp",
@@ -486,6 +600,12 @@ def compare(
 ) -> Comparison:
     """Run algorithms (default: all registered) and optionally an exact model on ``instance``.
 
+    ``names`` lists algorithms or variants of them: ``"online"``, ``"online[F=64]"``,
+    ``("online", {"F": 64})`` or an `edgeopt.variants.Variant`; a single string is one algorithm.
+    Every variant is checked against the declared parameters before anything runs; its row is
+    labelled with the variant (``online[F=64]``) and its ``params`` column holds every parameter
+    the run used.
+
     Ratios are objective / optimum when the exact model proved optimality,
     objective / bound (an upper estimate of the true ratio) when it stopped at
     its time limit with a bound, and absent otherwise. Results that gave up on
@@ -494,31 +614,35 @@ def compare(
     ranked either. Rows of algorithms that solve a relaxation (``relaxed``)
     keep their ratio, which may be below 1.
     """
+    from edgeopt.variants import resolve
+
     spec = family_of(instance)
+    _check_seed(seed)
     table = algorithms(spec.name)
-    names = list(table) if names is None else list(names)
-    # Reject a typo before running anything: a long comparison must not fail at its end.
-    for name in names:
-        check_algorithm(spec.name, name)
+    # Reject a typo or a bad parameter before running anything: a long comparison must not fail at its end.
+    variants = resolve(spec.name, list(table) if names is None else names, "names")
     if optimal:
         check_choice("method", method, sorted(exact_methods(spec.name)), f"{spec.name} exact method")
-        if time_limit <= 0:
-            raise InputError("time_limit", f"must be > 0, got {time_limit}")
+        if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) or time_limit <= 0:
+            raise InputError("time_limit", f"must be a number of seconds > 0, got {time_limit!r}")
     rows: list[Row] = []
-    for name in names:
+    for variant in variants:
         if on_step:
-            on_step(name)
-        algo = lookup(spec.name, name)
-        rows.append(_row(spec, instance, algo(instance, seed=seed), algo.kind, algo.relaxed))
+            on_step(variant.label)
+        algo = lookup(spec.name, variant.name)
+        row = _row(spec, instance, algo(instance, seed=seed, **variant.kwargs), algo.kind, algo.relaxed)
+        row.algorithm, row.params = variant.label, variant.params_json(algo.defaults())
+        rows.append(row)
     reference, reference_name = None, "-"
     if optimal:
         if on_step:
             on_step(method)
         exact = solve(instance, method=method, time_limit=time_limit)
         rows.append(_row(spec, instance, exact, "exact"))
+        rows[-1].params = json.dumps({"time_limit": time_limit})
         if exact.status == Status.OPTIMAL:
             reference, reference_name = exact.objective, "optimum"
         elif exact.bound is not None and exact.bound > 0:
             reference, reference_name = exact.bound, "bound"
-    _rank_and_ratio(rows, reference)
+    _rank_and_ratio(rows, reference, reference_name)
     return Comparison(spec.name, spec.objective_name, rows, reference, reference_name)

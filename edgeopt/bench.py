@@ -10,6 +10,12 @@ files in ``benchmarks/results/`` unless asked: ``--out benchmarks/results``.
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import time
 from pathlib import Path
 
 from edgeopt.core.errors import InputError
@@ -48,3 +54,37 @@ def result_path(out: Path, name: str) -> Path:
     """``out/name``, creating ``out``."""
     out.mkdir(parents=True, exist_ok=True)
     return out / name
+
+
+def run_entry(cmd: list[str], out: str, key: str, cwd: str) -> dict:
+    """`benchmarks/reproduce.py --address`: run one entry's command into a private folder, move its files into ``out`` atomically, then write
+    the done record. Runs on a Dask worker (or here); returns the record (``rc`` != 0: nothing is moved)."""
+    import socket
+
+    root = Path(out)
+    root.mkdir(parents=True, exist_ok=True)
+    private = Path(tempfile.mkdtemp(dir=root, prefix=f".run-{key}-"))
+    target = [*cmd[:-1], str(private / Path(cmd[-1]).name) if cmd[-1].endswith(".json") else str(private)]
+    t0 = time.perf_counter()
+    try:
+        proc = subprocess.run(target, cwd=cwd, capture_output=True, text=True, check=False)
+        files = []
+        if proc.returncode == 0:
+            for f in sorted(p for p in private.rglob("*") if p.is_file()):
+                dest = root / f.relative_to(private)
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                os.replace(f, dest)  # atomic: a reader sees the old file or the new one, never half of one
+                files.append(str(dest.relative_to(root)))
+        record = {"key": key, "rc": proc.returncode, "seconds": round(time.perf_counter() - t0, 1),
+                  "files": files, "host": socket.gethostname(), "pid": os.getpid(),
+                  "stderr_tail": proc.stderr[-2000:] if proc.returncode else ""}
+        if proc.returncode == 0:
+            done = root / ".done"
+            done.mkdir(exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=done, prefix=f".{key}.", suffix=".tmp")
+            with os.fdopen(fd, "w") as fh:
+                json.dump(record, fh)
+            os.replace(tmp, done / f"{key}.json")
+        return record
+    finally:
+        shutil.rmtree(private, ignore_errors=True)

@@ -18,20 +18,46 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
-from edgeopt import api
-from edgeopt.core import InputError, Result
-from edgeopt.core.jsonio import dumps, write_json
+
+class _Lazy:
+    """A module (or one of its names) imported on first use, so that ``edgeopt --version``, ``--help``
+    and commands that need no family start without importing the families, numpy, scipy or Pyomo
+    (benchmarks/cli_startup.py measures it)."""
+
+    def __init__(self, module: str, name: str | None = None) -> None:
+        self._where = (module, name)
+
+    def _target(self) -> Any:
+        import importlib
+
+        module, name = self._where
+        mod = importlib.import_module(module)
+        return mod if name is None else getattr(mod, name)
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(self._target(), attr)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._target()(*args, **kwargs)
+
+
+api: Any = _Lazy("edgeopt.api")
+InputError: Any = _Lazy("edgeopt.core.errors", "InputError")
+Result: Any = _Lazy("edgeopt.core.result", "Result")
+dumps: Any = _Lazy("edgeopt.core.jsonio", "dumps")
+write_json: Any = _Lazy("edgeopt.core.jsonio", "write_json")
+Table: Any = _Lazy("rich.table", "Table")
 
 
 def _preset_help() -> str:
-    """The presets of every implemented family, for --help (families import in well under a second)."""
+    """The presets of every implemented family, for --help (imports every family: filled in by `main`
+    only for the command being run, see `_DYNAMIC_HELP`)."""
     listing = "; ".join(f"{s.name}: {', '.join(s.presets)}" for s in api.families())
     return f"Generator preset; the family's first is the default ({listing})."
 
 
-PRESET_HELP = _preset_help()
+PRESET_HELP = "Generator preset; the family's first is the default (`edgeopt generate --help` lists them)."
 METHOD_HELP = ("Exact model: milp (Pyomo + HiGHS) or cpsat (OR-Tools CP-SAT); `edgeopt algorithms FAMILY` "
                "lists a family's exact models.")
 
@@ -124,9 +150,11 @@ def _options_help() -> str:
     return "; ".join(parts)
 
 
+GENERATE_EPILOG = "Family options (e.g. `edgeopt generate tapfinger --preset paper --clusters 6 --arrival-rate 4`): "
+
+
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
-             epilog="Family options (e.g. `edgeopt generate tapfinger --preset paper --clusters 6 --arrival-rate 4`): "
-                    + _options_help())
+             epilog=GENERATE_EPILOG + "see `edgeopt generate --help`")
 def generate(
     ctx: typer.Context,
     family: Annotated[str, typer.Argument(help="Problem family, e.g. hetero.")],
@@ -154,10 +182,24 @@ def generate(
                             preset, horizon, ctx.args)
         return
     options = _family_options(ctx.args)
+    _check_generate_options(family, options)
     instance = api.generate(family, preset, seed=seed, jobs=jobs, servers=servers, horizon=horizon, **options)
     write_json(output, instance.model_dump(mode="json"))
     n_jobs = len(getattr(instance, "jobs", []))
     err.print(f"wrote {output} ({family}, {n_jobs} jobs, seed {seed})")
+
+
+def _check_generate_options(family: str, options: dict[str, str]) -> None:
+    """An unknown ``--option`` of ``generate``: suggest the closest of every option it takes."""
+    if not options:
+        return
+    own = [f"--{k.replace('_', '-')}" for k in api.generator_options(family)]
+    common = ["--output", "--preset", "--jobs", "--servers", "--horizon", "--seed"]
+    for key in options:
+        opt = f"--{key.replace('_', '-')}"
+        if opt not in own:
+            raise InputError(key, f"unknown option {opt} for generate {family}{api.did_you_mean(opt, own + common)} "
+                                  f"(options: {', '.join(common)}; {family}'s own: {', '.join(own) or 'none'})")
 
 
 def _family_options(args: list[str]) -> dict[str, str]:
@@ -192,15 +234,16 @@ def list_algorithms(
             for spec in specs for algo in api.algorithms(spec.name).values()
         ] + [{"family": spec.name, "algorithm": m, "kind": "exact", "relaxed": False, "randomized": False,
               "summary": f"exact model, `edgeopt solve --method {m}`", "params": []}
-             for spec in specs for m in api.exact_methods(spec.name)])
+             for spec in specs for m in api.exact_method_names(spec.name)])
         return
     table = Table("family", "algorithm", "kind", "summary", "parameters (default)")
     for spec in specs:
         for algo in api.algorithms(spec.name).values():
             params = "; ".join(f"{p.name}={p.default!r}: {p.help}" if p.help else f"{p.name}={p.default!r}"
                                for p in algo.params)
-            table.add_row(spec.name, algo.name, _kind_label(algo.kind, algo.relaxed), algo.summary, params)
-        for method in api.exact_methods(spec.name):
+            table.add_row(spec.name, algo.name, _kind_label(algo.kind, algo.relaxed), _plain(algo.summary),
+                          _plain(params))
+        for method in api.exact_method_names(spec.name):
             table.add_row(spec.name, method, "exact", f"exact model, `edgeopt solve --method {method}`", "")
     out.print(table)
 
@@ -213,6 +256,8 @@ def run(
     seed: Seed = 0,
     param: Annotated[list[str] | None, typer.Option(
         "--param", help="KEY=VALUE, repeatable; see `edgeopt algorithms FAMILY` for each algorithm's parameters.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON on stdout (also with -o; "
+                                                         "without -o it is printed anyway).")] = False,
 ) -> None:
     """Run ALGORITHM on INSTANCE and print (or write) its result."""
     inst = api.load(instance)
@@ -222,6 +267,8 @@ def run(
     with _run_progress(f"{spec.name}/{algorithm}, slots"):
         result = api.run(algorithm, inst, seed=seed, **params)
     _emit(result, output)
+    if as_json and output is not None:
+        sys.stdout.write(result.to_json())
 
 
 @app.command()
@@ -274,7 +321,8 @@ def validate(
 @app.command()
 def compare(
     instance: Annotated[Path, typer.Argument(help="Instance JSON file.")],
-    algorithms: Annotated[str, typer.Option(help="'all' or a comma-separated list.")] = "all",
+    algorithms: Annotated[str, typer.Option(help=ALGORITHMS_HELP)] = "all",
+    grid: Annotated[list[str] | None, typer.Option("--grid", help=GRID_HELP)] = None,
     optimal: Annotated[bool, typer.Option("--optimal", help="Also solve exactly and report ratios.")] = False,
     method: Annotated[str, typer.Option(help="Exact model used with --optimal. " + METHOD_HELP)] = "milp",
     time_limit: Annotated[float, typer.Option("--time-limit", help="Seconds for the exact model.")] = 60.0,
@@ -286,10 +334,7 @@ def compare(
     """Run several algorithms on INSTANCE, validate each, and tabulate their objectives."""
     inst = api.load(instance)
     spec = api.family_of(inst)
-    names = list(api.algorithms(spec.name)) if algorithms == "all" else [
-        a.strip() for a in algorithms.split(",") if a.strip()]
-    for name in names:  # a typo fails now, not after the others ran
-        api.check_algorithm(spec.name, name)
+    names = _variant_labels(spec.name, algorithms, grid)  # a typo or bad parameter fails now, before any run
     total = len(names) + (1 if optimal else 0)
     with _run_progress("current algorithm, slots") as progress:
         task = progress.add_task("comparing", total=total)
@@ -330,6 +375,9 @@ def schema(
     if what == "result":
         sys.stdout.write(dumps(api.result_schema(family)))
         return
+    from edgeopt.families import FAMILY_NAMES
+
+    api.check_choice("family", what, [*FAMILY_NAMES, "result"], "family (or result) schema")
     sys.stdout.write(dumps(api.family(what).instance_type.model_json_schema()))
 
 
@@ -355,10 +403,31 @@ def plot_schedule(
     instance: Annotated[Path, typer.Argument(help="Instance JSON file.")],
     result: Annotated[Path, typer.Argument(help="Result JSON file (from `edgeopt run/solve -o`).")],
     output: Annotated[Path, typer.Option("-o", "--output", help="Image to write: .png, .svg or .pdf.")],
+    jobs: Annotated[str | None, typer.Option(help="Only these jobs, e.g. '1,2,5' or '0-9'.")] = None,
+    servers: Annotated[str | None, typer.Option(
+        help="Only these rows (servers, sites or clusters as the chart names them), comma-separated.")] = None,
+    window: Annotated[str | None, typer.Option(help="Only slots T0:T1, e.g. '0:50'.")] = None,
+    labels: Annotated[bool | None, typer.Option(
+        "--labels/--no-labels", help="Bar texts on or off (default: on up to 120 bars, where they can be read).")] = None,
 ) -> None:
     """Draw RESULT's schedule as a Gantt chart: one row per server (or site), bars coloured by job."""
     inst, res = _load_pair(instance, result)
-    _save_figure(api.plot_schedule(inst, res).figure, output)
+    job_ids = None
+    if jobs is not None:
+        try:
+            job_ids = _parse_seeds(jobs)  # the same 'A-B' / 'a,b,c' syntax
+        except ValueError:  # InputError (naming 'seeds') is a ValueError
+            raise InputError("jobs", f"expected job ids 'A-B' or 'a,b,c', got {jobs!r}") from None
+    rows = [r.strip() for r in servers.split(",") if r.strip()] if servers is not None else None
+    span = None
+    if window is not None:
+        t0, _, t1 = window.partition(":")
+        try:
+            span = (float(t0), float(t1))
+        except ValueError:
+            raise InputError("window", f"expected T0:T1 in slots, e.g. 0:50, got {window!r}") from None
+    ax = api.plot_schedule(inst, res, jobs=job_ids, rows=rows, window=span, labels=labels)
+    _save_figure(ax.figure, output)
 
 
 @app.command("plot-utilisation")
@@ -389,6 +458,24 @@ def demo(
         _print_comparison(comparison)
 
 
+ALGORITHMS_HELP = ("'all' or a comma-separated list of algorithms or variants, e.g. "
+                   "'online[F=1],online[F=64],drf' (parameters: `edgeopt algorithms FAMILY`).")
+GRID_HELP = ("ALGO.PARAM=V1,V2,... (repeatable): add one variant per value, e.g. --grid online.F=1,8,64; "
+             "two grids of one algorithm multiply. With --grid, --algorithms defaults to none.")
+
+
+def _variant_labels(family: str, algorithms: str, grid: list[str] | None) -> list[str]:
+    """The labels of ``--algorithms`` and ``--grid``, each checked against the declared parameters."""
+    from edgeopt.variants import parse_grid, parse_list, resolve
+
+    if algorithms == "all":
+        items = [] if grid else list(api.algorithms(family))
+    else:
+        items = parse_list(algorithms)
+    items += parse_grid(grid or [])
+    return [v.label for v in resolve(family, items, "algorithms")]
+
+
 def _parse_params(items: list[str]) -> dict[str, str]:
     """['k=5', 'alpha=on_tau'] -> {'k': '5', ...} (converted later against the declared parameters)."""
     out: dict[str, str] = {}
@@ -415,7 +502,8 @@ def sweep(
     jobs: Annotated[str | None, typer.Option(help="Job counts, comma-separated (one sweep axis).")] = None,
     servers: Annotated[int | None, typer.Option(help="Number of servers.")] = None,
     horizon: Annotated[int | None, typer.Option(help="Number of slots.")] = None,
-    algorithms: Annotated[str, typer.Option(help="'all' or a comma-separated list.")] = "all",
+    algorithms: Annotated[str, typer.Option(help=ALGORITHMS_HELP)] = "all",
+    grid: Annotated[list[str] | None, typer.Option("--grid", help=GRID_HELP)] = None,
     optimal: Annotated[bool, typer.Option("--optimal", help="Solve each instance exactly too.")] = False,
     method: Annotated[str, typer.Option(help="Exact model used with --optimal. " + METHOD_HELP)] = "milp",
     time_limit: Annotated[float, typer.Option("--time-limit", help="Seconds per exact solve.")] = 60.0,
@@ -436,10 +524,7 @@ def sweep(
     from edgeopt.sweep import SweepPoint, run_sweep, summarise
 
     api.generate(family, preset, seed=0)  # fail fast on a bad family or preset
-    names = None if algorithms == "all" else tuple(a.strip() for a in algorithms.split(",") if a.strip())
-    unknown = sorted(set(names or ()) - set(api.algorithms(family)))
-    if unknown:
-        raise InputError("algorithms", f"unknown algorithm {unknown[0]!r} for family {family!r}")
+    names = None if algorithms == "all" and not grid else tuple(_variant_labels(family, algorithms, grid))
     job_counts: list[int | None] = [None]
     if jobs is not None:
         try:
@@ -456,10 +541,19 @@ def sweep(
         task = progress.add_task(f"sweep over {len(points)} instances", total=len(points))
         rows = run_sweep(points, address=address, n_workers=workers, store=store, retry_errors=retry_errors,
                          on_done=lambda done, total: progress.update(task, completed=done, total=total))
-    table = Table("algorithm", "n", "errors", "valid", "mean ratio", "max ratio", "mean runtime s")
-    for s in summarise(rows):
-        table.add_row(s["algorithm"], str(s["n"]), str(s["errors"]), f"{s['valid']:.0%}", _fmt(s["mean_ratio"], 5),
-                      _fmt(s["max_ratio"], 5), f"{s['mean_runtime_s']:.3f}")
+    table = Table("algorithm", "n", "errors", "valid", "mean ratio to optimum (n)", "max", "mean ratio to bound (n)",
+                  "max", "mean runtime s",
+                  caption="a ratio to the exact model's bound (it stopped at its time limit) is an upper estimate "
+                  "of the true ratio; the two are never averaged together")
+    def best_first(s: dict) -> tuple:
+        ratio = s["mean_ratio"] if s["mean_ratio"] is not None else s["mean_ratio_to_bound"]
+        return (ratio is None, ratio or 0.0, s["algorithm"])
+
+    for s in sorted(summarise(rows), key=best_first):  # best mean ratio first, as a comparison ranks
+        table.add_row(_plain(s["algorithm"]), str(s["n"]), str(s["errors"]), f"{s['valid']:.0%}",
+                      f"{_fmt(s['mean_ratio'], 5)} ({s['n_optimum']})", _fmt(s["max_ratio"], 5),
+                      f"{_fmt(s['mean_ratio_to_bound'], 5)} ({s['n_bound']})", _fmt(s["max_ratio_to_bound"], 5),
+                      f"{s['mean_runtime_s']:.3f}")
     out.print(table)
     if json_file is not None:
         write_json(json_file, rows)
@@ -476,25 +570,39 @@ def _emit(result: Result, output: Path | None) -> None:
         sys.stdout.write(result.to_json())
 
 
+def _plain(text: str) -> str:
+    """``text`` shown as written in a rich table: ``online[order=density]`` is a variant, not markup."""
+    from rich.markup import escape
+
+    return escape(text)
+
+
 def _kind_label(kind: str, relaxed: bool) -> str:
     """An algorithm's kind as the tables show it; a relaxed one may beat the optimum."""
     return kind + " (relaxed)" if relaxed else kind
 
 
+#: The ratio column's header, by what the ratios are against (no column when there is no reference).
+RATIO_HEADER = {"optimum": "ratio to optimum", "bound": "ratio to bound (upper estimate)"}
+
+
 def _print_comparison(comparison: api.Comparison) -> None:
-    table = Table(
-        "algorithm", "kind", "status", "objective", "ratio to " + comparison.reference_name, "rank", "valid",
-        "runtime s",
-        caption=f"objective: {comparison.objective_name} (lower is better); partial results (jobs rejected) "
-        "get no ratio and no rank",
-    )
-    for row in comparison.rows:
+    """The comparison as a table, best rank first (unranked rows last, in their order)."""
+    header = RATIO_HEADER.get(comparison.reference_name)
+    columns = ["algorithm", "kind", "status", "objective", *([header] if header else []), "rank", "valid",
+               "runtime s"]
+    caption = f"objective: {comparison.objective_name} (lower is better); partial results (jobs rejected) get "
+    caption += "no ratio and no rank" if header else "no rank; no exact model ran (or it found no bound): no ratios"
+    table = Table(*columns, caption=caption)
+    order = sorted(comparison.rows, key=lambda r: (r.rank is None, r.rank or 0))
+    for row in order:
+        ratio = f"{row.rejected} rejected" if row.status == "partial" else _fmt(row.ratio, 5)
         table.add_row(
-            row.algorithm,
+            _plain(row.algorithm),
             _kind_label(row.kind, row.relaxed),
             row.status,
             _fmt(row.objective, 8),
-            f"{row.rejected} rejected" if row.status == "partial" else _fmt(row.ratio, 5),
+            *([ratio] if header else []),
             "-" if row.rank is None else str(row.rank),
             "yes" if row.valid else "NO",
             f"{row.runtime_s:.3f}",
@@ -510,9 +618,41 @@ def _on_sigterm(signum: int, frame: Any) -> None:
     raise Terminated()
 
 
-from edgeopt.tapfinger.policy.cli import train as _train_policy
+TRAIN_HELP = "Train a learned policy with MAPPO (rich progress bar, metrics.csv, atomic checkpoints)."
 
-app.command("train")(_train_policy)
+
+@app.command("train", help=TRAIN_HELP, add_help_option=False,
+             context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def _train_placeholder(ctx: typer.Context) -> None:
+    """Stands for `edgeopt.tapfinger.policy.cli.train` in listings; `main` swaps the real command in when
+    ``train`` runs (importing it imports the tapfinger family)."""
+    raise RuntimeError("edgeopt.cli.main replaces this command before it runs")  # pragma: no cover
+
+
+def _real_train() -> Any:
+    from edgeopt.tapfinger.policy.cli import train
+
+    sub = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
+    sub.command("train")(train)
+    return typer.main.get_command(sub)
+
+
+def _fill_dynamic_help(command: Any, argv: list[str]) -> None:
+    """Help texts that need every family imported, computed only for the command being run."""
+    name = next((a for a in argv if not a.startswith("-")), None)
+    if name == "train":
+        command.commands["train"] = _real_train()
+    if name in ("generate", "sweep"):
+        for param in command.commands[name].params:
+            if param.name == "preset":
+                param.help = _preset_help()
+        if name == "generate":
+            command.commands[name].epilog = GENERATE_EPILOG + _options_help()
+
+
+def _is_input_error(exc: BaseException) -> bool:
+    errors = sys.modules.get("edgeopt.core.errors")  # raised only once it was imported
+    return errors is not None and isinstance(exc, errors.InputError)
 
 from edgeopt.traces import cli as _traces_cli
 
@@ -529,14 +669,10 @@ def main(argv: list[str] | None = None) -> None:
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _on_sigterm)
     command = typer.main.get_command(app)
+    argv = list(sys.argv[1:] if argv is None else argv)
     try:
+        _fill_dynamic_help(command, argv)
         code = command.main(args=argv, prog_name="edgeopt", standalone_mode=False)
-    except InputError as exc:
-        err.print(f"error: {exc}", markup=False)
-        if len(exc.details) > 1:
-            for line in exc.details:
-                err.print(f"  {line}", markup=False)
-        sys.exit(2)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
     except (typer.Abort, KeyboardInterrupt):
@@ -546,6 +682,13 @@ def main(argv: list[str] | None = None) -> None:
         err.print("terminated")
         sys.exit(143)
     except Exception as exc:
+        if _is_input_error(exc):
+            details = exc.details  # type: ignore[attr-defined]
+            err.print(f"error: {exc}", markup=False)
+            if len(details) > 1:
+                for line in details:
+                    err.print(f"  {line}", markup=False)
+            sys.exit(2)
         # Usage errors of the click that typer vendors (typer._click): no public name to catch them by.
         if type(exc).__name__ == "NoArgsIsHelpError":
             err.print(exc.format_message(), markup=False)  # type: ignore[attr-defined]

@@ -26,8 +26,14 @@ def _is_missing(exc: ModuleNotFoundError, module: str) -> bool:
 
 def get_family(name: str) -> FamilySpec:
     """The `FamilySpec` of family ``name``; importing it registers its algorithms."""
+    if not isinstance(name, str):
+        raise TypeError(f"family: expected a family name (str), got {type(name).__name__}")
     if name not in FAMILY_NAMES:
-        raise InputError("family", f"unknown family {name!r} (known: {', '.join(FAMILY_NAMES)})")
+        import difflib
+
+        close = difflib.get_close_matches(name, FAMILY_NAMES, n=1, cutoff=0.5)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise InputError("family", f"unknown family {name!r}{hint} (known: {', '.join(FAMILY_NAMES)})")
     module = f"edgeopt.{name}"
     try:
         mod = importlib.import_module(module)

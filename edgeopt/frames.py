@@ -79,7 +79,20 @@ def comparison_frame(comparison: Any) -> pd.DataFrame:
 
 
 def records_frame(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
-    """A frame of flat JSON records (e.g. the rows of a sweep), nested objects flattened with dots."""
+    """A frame of flat JSON records (e.g. the rows of a sweep), nested objects flattened with dots.
+
+    Rows with ``ratio`` and ``reference`` (a sweep's) also get `split_ratios`'s two columns.
+    """
     import pandas as pd
 
-    return pd.json_normalize(list(rows))
+    return split_ratios(pd.json_normalize(list(rows)))
+
+
+def split_ratios(frame: pd.DataFrame) -> pd.DataFrame:
+    """Add ``ratio_to_optimum`` and ``ratio_to_bound``: a sweep row's ``ratio`` under the column of what it
+    is against (its ``reference``), so that a mean over a column never mixes the two. Returns ``frame``."""
+    if {"ratio", "reference"} <= set(frame.columns) and "ratio_to_optimum" not in frame.columns:
+        ratio = frame["ratio"].astype(float)
+        frame["ratio_to_optimum"] = ratio.where(frame["reference"] == "optimum")
+        frame["ratio_to_bound"] = ratio.where(frame["reference"] == "bound")
+    return frame

@@ -68,6 +68,10 @@ def assign_lanes(bars: Sequence[GanttBar]) -> tuple[list[str], dict[str, int], l
     return rows, lanes, lane_of
 
 
+#: Above this many bars, bar texts are left out unless asked for: they could not be read anyway.
+LABEL_LIMIT = 120
+
+
 def plot_gantt(
     bars: Sequence[GanttBar],
     *,
@@ -75,8 +79,15 @@ def plot_gantt(
     title: str | None = None,
     horizon: float | None = None,
     show_arrivals: bool = True,
+    labels: bool | None = None,
+    window: tuple[float, float] | None = None,
+    legend: bool = True,
 ) -> Axes:
     """A Gantt chart: one band per resource row, one bar per (row, job, interval), coloured by job.
+
+    Every bar is one rectangle of a single `PolyCollection` (gid ``gantt-bars``; its ``jobs`` attribute
+    lists the job of each rectangle) and the arrivals one scatter (gid ``arrival``), so a chart of
+    thousands of bars draws in about a second (benchmarks/gantt_speed.py).
 
     Args:
         bars: the family adapter's bars (`FamilySpec.gantt`).
@@ -84,11 +95,18 @@ def plot_gantt(
         title: the chart's title.
         horizon: right end of the time axis in slots (default: the last bar's end).
         show_arrivals: mark each job's arrival with a small triangle on its bars' lanes.
+        labels: write each bar's text on it where it fits (`edgeopt.core.views.bar_label`); None (the
+            default): only when there are at most `LABEL_LIMIT` bars.
+        window: ``(t0, t1)``: show only these slots (bars are clipped to them).
+        legend: a legend of the arrival mark and of what the bar text says.
 
     Returns:
         The Axes drawn on. Bars that overlap in time on one row get lanes of
         their own (`assign_lanes`); the bar's label is written on it when it fits.
     """
+    import numpy as np
+    from matplotlib.collections import PolyCollection
+
     rows, lanes, lane_of = assign_lanes(bars)
     # Each row gets a band of height 1 split into its lanes; rows are listed top to bottom.
     base: dict[str, float] = {}
@@ -102,31 +120,70 @@ def plot_gantt(
     t_end = horizon if horizon is not None else max((b.end for b in bars), default=1.0)
     t_end = max(t_end, 1.0)
     # Axes that share this one's time axis (side by side) all show the longest of their charts.
-    siblings = [a for a in ax.get_shared_x_axes().get_siblings(ax) if a is not ax and a.patches]
+    siblings = [a for a in ax.get_shared_x_axes().get_siblings(ax) if a is not ax and a.collections]
     t_end = max([t_end, *(a.get_xlim()[1] for a in siblings)])
-    ax.set_xlim(0, t_end)
+    t_lo, t_hi = (0.0, t_end) if window is None else (float(window[0]), float(window[1]))
+    ax.set_xlim(t_lo, t_hi)
     ax.set_ylim(-0.3, total_height - 0.1)
-    fig = ax.figure
-    width_pt = fig.get_figwidth() * 72 * ax.get_position().width
-    pt_per_slot = width_pt / t_end
-    arrivals_drawn: set[tuple[str, int, int]] = set()
-    for i, b in enumerate(bars):
-        y0 = base[b.row] + lanes[b.row] - 1 - lane_of[i]
-        colour = job_colour(b.job)
-        ax.barh(y0 + 0.5, b.end - b.start, left=b.start, height=0.86, color=colour, edgecolor="black",
-                linewidth=0.4, gid=f"bar-job{b.job}")
-        room = (b.end - b.start) * pt_per_slot - 2
-        # The full label when it fits, else the job id alone, else nothing (the colour still tells).
-        text = next((t for t in (b.label, f"j{b.job}") if t and len(t) * _CHAR_PT <= room), "")
-        if text:
-            ax.text((b.start + b.end) / 2, y0 + 0.5, text, ha="center", va="center", fontsize=7,
-                    clip_on=True, gid="bar-label")
-        key = (b.row, lane_of[i], b.job)
-        if show_arrivals and b.arrival is not None and key not in arrivals_drawn:
-            arrivals_drawn.add(key)
-            ax.plot([b.arrival], [y0 + 0.93], marker="v", markersize=4, color=colour, markeredgecolor="black",
-                    markeredgewidth=0.4, linestyle="none", clip_on=False, gid="arrival")
-    ax.set_yticks([base[r] + lanes[r] / 2 for r in rows], rows)
+    n = len(bars)
+    start = np.array([b.start for b in bars], dtype=float)
+    end = np.array([b.end for b in bars], dtype=float)
+    ys = np.array([base[b.row] + lanes[b.row] - 1 - lane_of[i] for i, b in enumerate(bars)], dtype=float)
+    jobs = np.array([b.job for b in bars], dtype=int)
+    verts = np.empty((n, 4, 2))
+    verts[:, 0, 0] = verts[:, 1, 0] = start
+    verts[:, 2, 0] = verts[:, 3, 0] = end
+    verts[:, 0, 1] = verts[:, 3, 1] = ys + 0.07
+    verts[:, 1, 1] = verts[:, 2, 1] = ys + 0.93
+    import matplotlib
+
+    cmap = matplotlib.colormaps[JOB_CMAP]
+    colours = cmap(jobs % cmap.N) if n else np.empty((0, 4))
+    coll = PolyCollection(list(verts), facecolors=colours, edgecolors="black",
+                          linewidths=0.4 if n <= 400 else 0.15)
+    coll.set_gid("gantt-bars")
+    coll.jobs = jobs  # type: ignore[attr-defined]  # which job each rectangle is (tests, users)
+    ax.add_collection(coll, autolim=False)
+    if labels is None:
+        labels = n <= LABEL_LIMIT
+    if labels:
+        fig = ax.figure
+        width_pt = fig.get_figwidth() * 72 * ax.get_position().width
+        pt_per_slot = width_pt / max(t_hi - t_lo, 1e-9)
+        for i, b in enumerate(bars):
+            lo, hi = max(b.start, t_lo), min(b.end, t_hi)
+            room = (hi - lo) * pt_per_slot - 2
+            # The full label when it fits, else the job id alone, else nothing (the colour still tells).
+            text = next((t for t in (b.label, f"j{b.job}") if t and len(t) * _CHAR_PT <= room), "")
+            if text:
+                ax.text((lo + hi) / 2, ys[i] + 0.5, text, ha="center", va="center", fontsize=7, clip_on=True,
+                        gid="bar-label")
+    arrival_handle = None
+    if show_arrivals:
+        seen: dict[tuple[str, int, int], int] = {}
+        for i, b in enumerate(bars):
+            if b.arrival is not None:
+                seen.setdefault((b.row, lane_of[i], b.job), i)
+        idx = np.array(sorted(seen.values()), dtype=int)
+        if len(idx):
+            xs = np.array([bars[i].arrival for i in idx], dtype=float)
+            dense = n > LABEL_LIMIT  # many marks: smaller, without outlines, so they do not hide the bars
+            arrival_handle = ax.scatter(xs, ys[idx] + 0.93, marker="v", s=5 if dense else 14, c=colours[idx],
+                                        edgecolors="none" if dense else "black", linewidths=0.4, clip_on=False,
+                                        zorder=3, gid="arrival",
+                                        label="job arrives (its colour)")
+    # Row names 9 points apart at least: with more rows than fit, every k-th is named (greedy, top down).
+    pt_per_unit = ax.figure.get_figheight() * 72 * ax.get_position().height / max(total_height, 1e-9)
+    ticks, names, last = [], [], None
+    for r in rows:
+        centre = base[r] + lanes[r] / 2
+        if last is None or (last - centre) * pt_per_unit >= 9:
+            ticks.append(centre)
+            names.append(r)
+            last = centre
+    ax.set_yticks(ticks, names)
+    if len(names) < len(rows):
+        ax.set_ylabel(f"{len(rows)} rows ({len(names)} named)", fontsize=8)
     ax.tick_params(axis="y", length=0)
     for row in rows[:-1]:  # thin separators between rows
         ax.axhline(base[row] - 0.2, color="0.85", lw=0.6, zorder=0)
@@ -138,7 +195,32 @@ def plot_gantt(
     ax.set_axisbelow(True)
     if title:
         ax.set_title(title, fontsize=10)
+    if legend and n:
+        _gantt_legend(ax, arrival_handle, bool(labels))
     return ax
+
+
+def _gantt_legend(ax: Axes, arrival: Any, labelled: bool) -> None:
+    """Below the time axis, outside the bars: the arrival mark and what a bar's text says."""
+    from matplotlib.patches import Patch
+
+    from edgeopt.core.views import BAR_LABEL_KEY
+
+    handles, texts = [], []
+    if arrival is not None:
+        handles.append(arrival)
+        texts.append("job arrives (in its colour)")
+    key = "bar: one job on that row (colour = job)"
+    if labelled:
+        key += "; " + BAR_LABEL_KEY.removeprefix("bar text: ")
+    handles.append(Patch(facecolor="0.8", edgecolor="black", linewidth=0.4))
+    texts.append(_wrap(key, 70))
+    from matplotlib.transforms import ScaledTranslation
+
+    # 30 points under the axes: below the tick labels and the "time slot" label, whatever the height.
+    below = ax.transAxes + ScaledTranslation(0, -30 / 72, ax.figure.dpi_scale_trans)
+    ax.legend(handles, texts, loc="upper left", bbox_to_anchor=(0.0, 0.0), bbox_transform=below,
+              fontsize=7, frameon=False, ncols=2, handlelength=1.2, borderaxespad=0.0)
 
 
 def plot_usage(
@@ -170,6 +252,11 @@ def plot_usage(
     from matplotlib.ticker import MaxNLocator
 
     axes = fig.subplots(n, 1, sharex=True, squeeze=False)[:, 0]
+    # The time axis ends a little after the last slot anything is used in (the horizon is often far longer).
+    busy = [int(np.flatnonzero(np.asarray(s.used, dtype=float))[-1]) + 1 for s in series
+            if np.any(np.asarray(s.used, dtype=float))]
+    longest = max((len(s.used) for s in shown), default=1)
+    t_show = min(longest, int(max(busy, default=longest) * 1.08) + 1) if busy else longest
     for ax, s in zip(axes, shown, strict=False):
         used = np.asarray(s.used, dtype=float)
         t = np.arange(len(used) + 1)
@@ -186,7 +273,7 @@ def plot_usage(
         ax.yaxis.set_major_locator(MaxNLocator(nbins=3, integer=bool(np.allclose(used, np.round(used)))))
         ax.set_ylabel(s.resource, rotation=0, ha="right", va="center", fontsize=8)
         ax.tick_params(labelsize=7)
-        ax.set_xlim(0, max(1, len(used)))
+        ax.set_xlim(0, max(1, t_show))
     axes[-1].set_xlabel("time slot")
     axes[-1].xaxis.set_major_locator(MaxNLocator(integer=True))
     if shown:  # outside the panels, where it hides no data
@@ -217,36 +304,81 @@ def plot_comparison(comparison: Any, *, ax: Axes | None = None) -> Axes:
         The Axes drawn on.
     """
     rows = [r for r in comparison.rows if r.objective is not None]
-    if ax is None:
-        _, ax = _new_axes(max(5.0, 0.85 * len(rows) + 2.0), 3.8)
-    colours = {"online": "#dd8452", "exact": "#55a868"}
+    if ax is None:  # 2.2 inches more for the legend, right of the bars
+        _, ax = _new_axes(max(5.0, 0.85 * len(rows) + 2.0) + 2.2, 3.8)
     xs = range(len(rows))
+    values = [r.objective for r in rows]
+    positive = [v for v in values if v > 0]
+    # Values that span more than 10x: a log scale, or the small ones would be invisible.
+    log = len(positive) == len(values) and len(positive) > 1 and max(positive) > 10 * min(positive)
     for x, r in zip(xs, rows, strict=True):
         partial = r.status == "partial"
-        bar = ax.bar(x, r.objective, color=colours.get(r.kind, "#4c72b0"), alpha=0.5 if partial else 1.0,
-                     hatch="//" if partial else None, edgecolor="red" if not r.valid else "black",
+        bar = ax.bar(x, r.objective, color=KIND_COLOURS.get(r.kind, KIND_COLOURS["baseline"]),
+                     alpha=0.5 if partial else 1.0, hatch="//" if partial else None,
+                     edgecolor="red" if not r.valid else "black",
                      linewidth=1.5 if not r.valid else 0.5, gid=f"bar-{r.algorithm}")[0]
         note = f"{r.rejected} rejected" if partial else ("invalid" if not r.valid else "")
-        if r.ratio is not None and not partial:
-            note = f"x{r.ratio:.3g}"
-        if note:
-            ax.annotate(note, (bar.get_x() + bar.get_width() / 2, bar.get_height()), xytext=(0, 2),
-                        textcoords="offset points", ha="center", va="bottom", fontsize=7)
+        # rows built by hand may carry only ``ratio``: the comparison's reference says what it is against
+        to_opt = getattr(r, "ratio_to_optimum", None)
+        to_bound = getattr(r, "ratio_to_bound", None)
+        if to_opt is None and to_bound is None and r.ratio is not None:
+            to_opt, to_bound = ((r.ratio, None) if comparison.reference_name == "optimum" else
+                                (None, r.ratio) if comparison.reference_name == "bound" else (None, None))
+        if to_opt is not None and not partial:
+            note = f"x{to_opt:.3g}"
+        elif to_bound is not None and not partial:
+            note = f"<=x{to_bound:.3g}"  # against a bound: an upper estimate of the true ratio
+        text = _value_text(r.objective) + (f"\n{note}" if note else "")  # the value on every bar
+        ax.annotate(text, (bar.get_x() + bar.get_width() / 2, bar.get_height()), xytext=(0, 2),
+                    textcoords="offset points", ha="center", va="bottom", fontsize=7, linespacing=1.0)
+    handles = _comparison_legend(rows)
     if comparison.reference_name == "bound" and comparison.reference is not None:
-        ax.axhline(comparison.reference, ls="--", color="k", lw=1, label="exact model's lower bound")
-        ax.legend(fontsize=8, loc="lower right")
+        handles.append(ax.axhline(comparison.reference, ls="--", color="k", lw=1, label="exact model's lower bound"))
+    if handles:
+        ax.legend(handles=handles, fontsize=7, loc="upper left", bbox_to_anchor=(1.005, 1.0), frameon=False,
+                  borderaxespad=0.0)
     labels = [r.algorithm + (" (relaxed)" if r.relaxed else "") for r in rows]
-    ax.set_xticks(list(xs), labels, rotation=30 if len(rows) > 4 else 0, ha="right" if len(rows) > 4 else "center")
-    ax.set_ylabel("objective (lower is better)")
-    top = max((r.objective for r in rows), default=1.0)
-    ax.set_ylim(0, top * 1.15 if top > 0 else 1.0)
+    tilt = len(rows) > 4 or max(map(len, labels), default=0) > 12  # long names side by side would touch
+    ax.set_xticks(list(xs), labels, rotation=30 if tilt else 0, ha="right" if tilt else "center")
+    top = max(values, default=1.0)
+    if log:
+        ax.set_yscale("log")
+        ax.set_ylim(min(positive) / 2, top * 4)
+        ax.set_ylabel("objective, log scale (lower is better)")
+    else:
+        ax.set_ylim(0, top * 1.22 if top > 0 else 1.0)
+        ax.set_ylabel("objective (lower is better)")
     title = _wrap(f"{comparison.family}: {comparison.objective_name}", 70)
     ratio_note = {"optimum": "xR on a bar: its ratio to the proven optimum",
-                  "bound": "xR on a bar: its ratio to the bound (an upper estimate of the true ratio)"}
+                  "bound": "<=xR on a bar: its ratio to the exact model's bound (an upper estimate)"}
     if comparison.reference_name in ratio_note:
         title += "\n" + ratio_note[comparison.reference_name]
     ax.set_title(title, fontsize=9)
     return ax
+
+
+def _value_text(v: float) -> str:
+    """``76,295`` (whole numbers in full, thousands separated), else 4 significant digits."""
+    return f"{v:,.0f}" if float(v).is_integer() and abs(v) < 1e9 else f"{v:.4g}"
+
+
+#: Bar colours of `plot_comparison` by the algorithm's kind (its legend names them).
+KIND_COLOURS = {"online": "#dd8452", "baseline": "#4c72b0", "offline": "#8172b3", "exact": "#55a868"}
+
+
+def _comparison_legend(rows: Sequence[Any]) -> list[Any]:
+    """Legend handles: one per kind present, then the marks for partial and invalid results."""
+    from matplotlib.patches import Patch
+
+    names = {"online": "online (the paper's)", "baseline": "baseline", "offline": "offline heuristic",
+             "exact": "exact model"}
+    kinds = [k for k in KIND_COLOURS if any(r.kind == k for r in rows)]
+    handles = [Patch(facecolor=KIND_COLOURS[k], edgecolor="black", linewidth=0.5, label=names[k]) for k in kinds]
+    if any(r.status == "partial" for r in rows):
+        handles.append(Patch(facecolor="white", hatch="//", edgecolor="black", label="partial: jobs rejected"))
+    if any(not r.valid for r in rows):
+        handles.append(Patch(facecolor="white", edgecolor="red", linewidth=1.5, label="invalid schedule"))
+    return handles
 
 
 def _wrap(text: str, width: int) -> str:

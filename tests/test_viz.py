@@ -23,6 +23,18 @@ def _bars(ax, prefix="bar-"):
     return [p for p in ax.patches if (p.get_gid() or "").startswith(prefix)]
 
 
+def _gantt(ax):
+    """(the Gantt's bar collection, the job of each rectangle, each rectangle's (x0, x1, y0, y1))."""
+    (coll,) = [c for c in ax.collections if c.get_gid() == "gantt-bars"]
+    boxes = [(p.vertices[:, 0].min(), p.vertices[:, 0].max(), p.vertices[:, 1].min(), p.vertices[:, 1].max())
+             for p in coll.get_paths()]
+    return coll, list(coll.jobs), boxes
+
+
+def _arrivals(ax):
+    return sum(len(c.get_offsets()) for c in ax.collections if c.get_gid() == "arrival")
+
+
 def _texts(ax, gid):
     return [t for t in ax.texts if t.get_gid() == gid]
 
@@ -38,14 +50,17 @@ def test_gantt_draws_one_bar_per_record_and_lanes_for_overlaps():
     assert lanes == {"server 0": 2, "server 1": 1}
     assert lane_of[0] != lane_of[1]
     ax = viz.plot_gantt(bars, title="t", horizon=10)
-    drawn = _bars(ax)
-    assert len(drawn) == 3
+    _, jobs, boxes = _gantt(ax)
+    assert jobs == [0, 1, 2]
+    assert [b[:2] for b in boxes] == [(0, 4), (2, 6), (5, 9)]
     # Overlapping bars of one row do not overlap on the chart.
-    b0, b1 = (next(p for p in drawn if p.get_gid() == f"bar-job{j}") for j in (0, 1))
-    assert b0.get_y() + b0.get_height() <= b1.get_y() or b1.get_y() + b1.get_height() <= b0.get_y()
+    b0, b1 = boxes[0], boxes[1]
+    assert b0[3] <= b1[2] or b1[3] <= b0[2]
     assert [t.get_text() for t in ax.get_yticklabels()] == ["server 0", "server 1"]
     assert {t.get_text() for t in _texts(ax, "bar-label")} == {"j0 2w", "j1 1w", "j2 3w"}
-    assert len([ln for ln in ax.lines if ln.get_gid() == "arrival"]) == 3
+    assert _arrivals(ax) == 3
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert any("arrives" in t for t in legend) and any("2w+1ps" in t for t in legend)
     assert ax.get_xlim() == (0, 10)
     assert viz.overlaps_figure(ax.figure) == []
     # Bars of one job share a colour; different jobs differ.
@@ -98,8 +113,13 @@ def test_comparison_draws_optimum_once_hatches_partial_and_keeps_labels_inside()
     assert [t.get_text() for t in ax.get_xticklabels()] == ["online", "greedy", "bad", "milp"]
     greedy = next(b for b in bars if b.get_gid() == "bar-greedy")
     assert greedy.get_hatch() == "//"
-    notes = {t.get_text() for t in ax.texts}
+    notes = " | ".join(t.get_text() for t in ax.texts)
     assert "3 rejected" in notes and "invalid" in notes and "x1.2" in notes
+    assert all(f"{v:.4g}" in notes for v in (12.0, 7.0, 9.0, 10.0))  # the value on every bar
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend == ["online (the paper's)", "baseline", "exact model", "partial: jobs rejected",
+                      "invalid schedule"]
+    assert ax.get_yscale() == "linear"
     assert len(ax.get_ylabel()) <= 30  # short label; the formula is in the title
     assert "sum_j" in ax.get_title()
     assert viz.overlaps_figure(ax.figure) == []
@@ -129,8 +149,7 @@ def test_family_gantt_and_usage_of_online_and_optimum(family):
     for res in (api.run("online", inst), api.solve(inst, method="cpsat", time_limit=20)):
         assert api.validate(inst, res) == []
         ax = api.plot_schedule(inst, res)
-        jobs = {int(p.get_gid().removeprefix("bar-job")) for p in _bars(ax)}
-        assert jobs == set(scheduled_ids(res))
+        assert set(_gantt(ax)[1]) == set(scheduled_ids(res))
         assert res.algorithm in ax.get_title()
         assert viz.overlaps_figure(ax.figure) == []
         fig = api.plot_utilisation(inst, res)
@@ -153,3 +172,51 @@ def test_overlap_check_catches_a_cut_off_label():
     fig, ax = plt.subplots(figsize=(3, 2))  # no layout engine: a long y label is cut off
     ax.set_ylabel("total weighted completion time sum_j w_j (t_j + d_j) of every job " * 2)
     assert viz.overlaps_figure(fig) != []
+
+
+def test_comparison_uses_a_log_scale_when_values_span_more_than_10x():
+    rows = [_row("online", "online", "feasible", 5.0), _row("fifo", "baseline", "feasible", 400.0)]
+    ax = api.Comparison.plot(_comparison(rows))
+    assert ax.get_yscale() == "log" and "log" in ax.get_ylabel()
+    ax = api.Comparison.plot(_comparison([_row("online", "online", "feasible", 5.0),
+                                          _row("fifo", "baseline", "feasible", 40.0)]))
+    assert ax.get_yscale() == "linear"
+
+
+def test_gantt_labels_are_off_by_default_above_the_readable_size_and_can_be_forced():
+    many = [GanttBar(f"r{k % 7}", k, k, k + 3, f"j{k} 1w", arrival=k) for k in range(viz.LABEL_LIMIT + 1)]
+    assert _texts(viz.plot_gantt(many), "bar-label") == []
+    assert _texts(viz.plot_gantt(many, labels=True), "bar-label") != []
+    assert _texts(viz.plot_gantt(many[:5], labels=False), "bar-label") == []
+
+
+def test_plot_schedule_selects_jobs_rows_and_a_window():
+    inst = api.generate("hetero", "small", seed=2)
+    res = api.run("online", inst)
+    all_jobs = set(_gantt(api.plot_schedule(inst, res))[1])
+    some = sorted(all_jobs)[:2]
+    ax = api.plot_schedule(inst, res, jobs=some)
+    assert set(_gantt(ax)[1]) == set(some) and "shown: jobs" in ax.get_title()
+    row = api.family("hetero").gantt(inst, api.family("hetero").parse_schedule(res.schedule))[0].row
+    ax = api.plot_schedule(inst, res, rows=[row])
+    assert [t.get_text() for t in ax.get_yticklabels()] == [row]
+    ax = api.plot_schedule(inst, res, window=(2, 5))
+    assert ax.get_xlim() == (2, 5)
+    assert all(b[1] > 2 and b[0] < 5 for b in _gantt(ax)[2])
+    with pytest.raises(Exception, match="rows"):
+        api.plot_schedule(inst, res, rows=["no such row"])
+    with pytest.raises(Exception, match="window"):
+        api.plot_schedule(inst, res, window=(5, 2))
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_one_labelling_convention_across_families(family):
+    import re
+
+    inst = api.generate(family, "small", seed=1)
+    name = "online" if "online" in api.algorithms(family) else "greedy"
+    spec = api.family(family)
+    bars = spec.gantt(inst, spec.parse_schedule(api.run(name, inst).schedule))
+    assert bars
+    for b in bars:
+        assert re.fullmatch(r"j\d+( \d+(\.\d+)?[a-z_]+(\+\d+(\.\d+)?[a-z_]+)*)?", b.label), b.label

@@ -43,6 +43,7 @@ class Param:
         help: one-line meaning.
         choices: allowed values, for ``Literal[...]`` annotations.
         optional: whether ``None`` is an accepted value.
+        range: bounds of a number as comparisons, e.g. ``"> 0"`` or ``">= 0, <= 1"`` (see `check_range`).
     """
 
     name: str
@@ -51,6 +52,7 @@ class Param:
     help: str = ""
     choices: tuple[Any, ...] | None = None
     optional: bool = False
+    range: str | None = None
 
     def convert(self, value: Any, *, field: str | None = None) -> Any:
         """``value`` (a string from the CLI or a Python value) as this parameter's type."""
@@ -83,13 +85,41 @@ class Param:
             raise InputError(field, f"must be a {self.type.__name__}, got {value!r}") from None
         if self.choices is not None and out not in self.choices:
             raise InputError(field, f"must be one of {list(self.choices)}, got {out!r}")
+        if self.range is not None and not check_range(out, self.range):
+            raise InputError(field, f"must be {self.range}, got {out!r}")
         return out
 
     def describe(self) -> dict[str, Any]:
         d = {"name": self.name, "type": self.type.__name__, "default": self.default, "help": self.help}
         if self.choices is not None:
             d["choices"] = list(self.choices)
+        if self.range is not None:
+            d["range"] = self.range
         return d
+
+
+_COMPARE: dict[str, Callable[[float, float], bool]] = {
+    ">": lambda x, b: x > b, ">=": lambda x, b: x >= b, "<": lambda x, b: x < b, "<=": lambda x, b: x <= b,
+}
+_BOUND = re.compile(r"^\s*(>=|<=|>|<)\s*(-?[0-9.]+(?:e-?[0-9]+)?)\s*$")
+
+
+def parse_range(text: str) -> list[tuple[str, float]]:
+    """``">= 0, <= 1"`` -> ``[(">=", 0.0), ("<=", 1.0)]`` (ValueError on anything else)."""
+    out = []
+    for part in text.split(","):
+        m = _BOUND.match(part)
+        if not m:
+            raise ValueError(f"bad range {text!r}: write comparisons such as '> 0' or '>= 0, <= 1'")
+        out.append((m.group(1), float(m.group(2))))
+    return out
+
+
+def check_range(value: Any, text: str) -> bool:
+    """Whether the number ``value`` satisfies every comparison of ``text`` (None always does)."""
+    if value is None or isinstance(value, bool) or not isinstance(value, (int, float)):
+        return True
+    return all(_COMPARE[op](value, bound) for op, bound in parse_range(text))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -140,6 +170,8 @@ class AlgorithmSpec:
 
 
 _REGISTRY: dict[str, dict[str, AlgorithmSpec]] = {}
+#: family -> {algorithm: why it is not registered here} (e.g. an optional extra that is not installed)
+_UNAVAILABLE: dict[str, dict[str, str]] = {}
 
 _ARGS_LINE = re.compile(r"^\s{2,}(\w+)(?:\s*\([^)]*\))?:\s*(.+)$")
 
@@ -181,13 +213,21 @@ def _base_type(annotation: Any) -> tuple[type, bool, tuple[Any, ...] | None]:
     return str, optional, None
 
 
-def declared_params(fn: Callable[..., Any], help: Mapping[str, str] | None = None) -> tuple[Param, ...]:
-    """The parameters ``fn`` declares: its keyword-only arguments other than ``seed``."""
+def declared_params(fn: Callable[..., Any], help: Mapping[str, str] | None = None,
+                    ranges: Mapping[str, str] | None = None) -> tuple[Param, ...]:
+    """The parameters ``fn`` declares: its keyword-only arguments other than ``seed``; ``ranges`` gives
+    the bounds of numeric ones (``{"F": "> 0"}``), checked when the registry converts a value."""
     try:
         hints = typing.get_type_hints(fn)
     except (NameError, TypeError):  # unresolvable annotations fall back to the default's type
         hints = {}
     docs = {**_doc_args(fn), **(help or {})}
+    ranges = dict(ranges or {})
+    names = [p.name for p in inspect.signature(fn).parameters.values()]
+    for key, text in ranges.items():
+        if key not in names:
+            raise ValueError(f"range given for {key!r}, which {fn.__qualname__} does not take")
+        parse_range(text)  # a malformed range is a bug of the registration: fail at import
     out = []
     for p in inspect.signature(fn).parameters.values():
         if p.kind != inspect.Parameter.KEYWORD_ONLY or p.name == "seed":
@@ -195,7 +235,8 @@ def declared_params(fn: Callable[..., Any], help: Mapping[str, str] | None = Non
         default = None if p.default is inspect.Parameter.empty else p.default
         ann = hints.get(p.name, type(default) if default is not None else str)
         typ, optional, choices = _base_type(ann)
-        out.append(Param(p.name, typ, default, docs.get(p.name, ""), choices, optional or default is None))
+        out.append(Param(p.name, typ, default, docs.get(p.name, ""), choices, optional or default is None,
+                         ranges.get(p.name)))
     return tuple(out)
 
 
@@ -208,6 +249,7 @@ def register(
     randomized: bool = False,
     relaxed: bool = False,
     params: Mapping[str, str] | None = None,
+    ranges: Mapping[str, str] | None = None,
 ) -> Callable[[AlgorithmFn], AlgorithmFn]:
     """Decorator registering ``fn`` as algorithm ``name`` of ``family``.
 
@@ -222,6 +264,7 @@ def register(
         randomized: whether the seed changes the output.
         relaxed: whether it schedules a relaxation of the family's model.
         params: one-line meanings of parameters, where the docstring has none.
+        ranges: bounds of numeric parameters as comparisons (``{"f1": "> 0"}``), checked before a run.
     """
 
     def deco(fn: AlgorithmFn) -> AlgorithmFn:
@@ -232,11 +275,22 @@ def register(
         if old is not None and old.fn is not fn and not same_source:
             warnings.warn(f"algorithm {family}/{name} registered again: the new one replaces it", stacklevel=2)
         table[name] = AlgorithmSpec(
-            family, name, kind, fn, summary, randomized, relaxed, declared_params(fn, params)
+            family, name, kind, fn, summary, randomized, relaxed, declared_params(fn, params, ranges)
         )
         return fn
 
     return deco
+
+
+def mark_unavailable(family: str, name: str, reason: str) -> None:
+    """Record that ``family``/``name`` exists but is not registered in this environment, and why
+    (e.g. "needs the rl extra: pip install 'edgeopt[rl]'"), so an unknown-algorithm error can say so."""
+    _UNAVAILABLE.setdefault(family, {})[name] = reason
+
+
+def unavailable(family: str) -> dict[str, str]:
+    """``{algorithm: reason}`` of the algorithms of ``family`` that exist but are not registered here."""
+    return {k: v for k, v in _UNAVAILABLE.get(family, {}).items() if k not in _REGISTRY.get(family, {})}
 
 
 def unregister(family: str, name: str) -> None:
@@ -252,6 +306,8 @@ def registered(family: str) -> dict[str, AlgorithmSpec]:
 def lookup(family: str, name: str) -> AlgorithmSpec:
     table = _REGISTRY.get(family, {})
     if name not in table:
+        if name in unavailable(family):
+            raise InputError("algorithm", f"{family} algorithm {name!r} is not available: {unavailable(family)[name]}")
         known = ", ".join(sorted(table)) or "none"
         raise InputError("algorithm", f"unknown algorithm {name!r} for family {family!r} (known: {known})")
     return table[name]

@@ -20,7 +20,7 @@ class GanttBar:
         job: the job (or task) id; bars are coloured by it.
         start: first slot (inclusive).
         end: end slot (exclusive).
-        label: short text on the bar (e.g. ``"j3 x4"``).
+        label: short text on the bar, written by `bar_label` (e.g. ``"j3 2w+1ps"``).
         arrival: the job's arrival slot, marked on the chart.
     """
 
@@ -30,6 +30,20 @@ class GanttBar:
     end: float
     label: str = ""
     arrival: float | None = None
+
+
+#: What a Gantt bar's text says, the same in every family (`bar_label`); charts show it as a legend.
+BAR_LABEL_KEY = "bar text: j3 2w+1ps = job 3 holds 2 workers and 1 PS (or 2cpu+1gpu: resource units) on that row"
+
+
+def bar_label(job: int, held: dict[str, float]) -> str:
+    """The one labelling convention of Gantt bars: ``j3 2w+1ps``, ``j5 2cpu+1gpu``, ``j1 1ps``.
+
+    ``held`` maps a unit (``w``, ``ps``, a resource name) to the amount the job holds on the bar's row;
+    zero amounts are left out.
+    """
+    parts = [f"{v:g}{unit}" for unit, v in held.items() if v]
+    return f"j{job} " + "+".join(parts) if parts else f"j{job}"
 
 
 @dataclasses.dataclass(frozen=True)

@@ -346,6 +346,10 @@ class PreemptiveScheduler(OnlinePolicy[Job]):
 
 
 @register("edgecloud", "preemptive", kind="baseline", relaxed=True,
+          ranges={"overhead_slots": ">= 0", "threshold": "> 0", "factor": "> 1"},
+          params={"overhead_slots": "slots lost at every resumption of a preempted job (Fig. 9-10)",
+                  "threshold": "worker-slots of attained service before a job leaves the first LAS queue",
+                  "factor": "ratio between successive LAS queue thresholds"},
           summary="Preemptive (Tiresias-like discretised 2D-LAS, gang); overhead_slots per resumption")
 def preemptive(instance: Instance, *, seed: int = 0, overhead_slots: int = 0, threshold: float = 8.0,
                factor: float = 10.0) -> Result:

@@ -164,7 +164,7 @@ class BatchScheScheduler(OnlinePolicy[Job]):
                          "iterations": iterations, "lambda": lam})
 
 
-@register("edgecloud", "batchsche", kind="baseline",
+@register("edgecloud", "batchsche", kind="baseline", ranges={"F": "> 0"},
           summary="BatchSche [8] (Zhang et al. MobiHoc 2020): geometric rounds, A_dual/A_maxweight, "
                   "min-cost placement, capacity-normalised exponential prices")
 def batchsche(instance: Instance, *, seed: int = 0, F: float | None = None) -> Result:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from edgeopt.core.views import GanttBar, JobRow, UsageSeries
+from edgeopt.core.views import GanttBar, JobRow, UsageSeries, bar_label
 from edgeopt.edgecloud.instance import Instance
 from edgeopt.edgecloud.schedule import Schedule
 
@@ -32,10 +32,9 @@ def gantt(instance: Instance, schedule: Schedule) -> list[GanttBar]:
         arrival = instance.jobs[run.job].arrival
         for seg in run.pieces():
             for s in sorted({*(s for s, c in seg.workers.items() if c > 0), seg.ps_server}):
-                w = seg.workers.get(s, 0)
-                held = "+".join(x for x in (f"{w}w" if w > 0 else "", "ps" if s == seg.ps_server else "") if x)
+                held = {"w": seg.workers.get(s, 0), "ps": 1 if s == seg.ps_server else 0}
                 bars.append(GanttBar(row=server_name(instance, s), job=run.job, start=seg.start, end=seg.end,
-                                     label=f"j{run.job} {held}", arrival=arrival))
+                                     label=bar_label(run.job, held), arrival=arrival))
     order = {server_name(instance, s): s for s in range(len(instance.servers))}
     return sorted(bars, key=lambda b: (order[b.row], b.start, b.job))
 

@@ -338,7 +338,7 @@ def _run(instance: Instance, name: str, policy: _SlotScheduler, extra: dict) -> 
 FIFO_WORKERS = 15
 
 
-@register("hetero", "fifo", kind="baseline",
+@register("hetero", "fifo", kind="baseline", ranges={"workers": ">= 1"},
           summary="FIFO: arrival order, head-of-line blocking, a fixed worker count K (default 15, paper: [1, 30])")
 def fifo(instance: Instance, *, seed: int = 0, workers: int = FIFO_WORKERS) -> Result:
     """FIFO of Sec. 7: jobs start in arrival order with head-of-line blocking, each with K workers.
@@ -359,7 +359,7 @@ def drf(instance: Instance, *, seed: int = 0) -> Result:
     return _run(instance, "drf", DrfScheduler(instance), {})
 
 
-@register("hetero", "antman_np", kind="baseline",
+@register("hetero", "antman_np", kind="baseline", ranges={"patience": ">= 0"},
           summary="AntMan without preemption (ours): guarantee jobs first; late ones start opportunistically")
 def antman_np(instance: Instance, *, seed: int = 0, patience: int = 3) -> Result:
     """Non-preemptive AntMan (`AntmanScheduler`): stronger than the paper's, whose opportunistic jobs are

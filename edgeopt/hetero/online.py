@@ -450,7 +450,7 @@ class OnlineScheduler(OnlinePolicy[Job]):
         self.commit(pl.job, payload)
 
 
-@register("hetero", "online", kind="online",
+@register("hetero", "online", kind="online", ranges={"F": "> 0", "stretch": ">= 1"},
           summary="A_online (Alg. 1): geometric rounds, A_dual + A_maxweight with exponential prices (Zhou et al.)")
 def online(instance: Instance, *, seed: int = 0, F: float | None = None, stretch: float = 1.0,
            window: Window = "tau", order: Order = "arrival") -> Result:
@@ -465,7 +465,7 @@ def online(instance: Instance, *, seed: int = 0, F: float | None = None, stretch
     return _run_online(instance, "online", F=F, stretch=stretch, window=window, order=order, every_slot=False)
 
 
-@register("hetero", "online_every_slot", kind="online",
+@register("hetero", "online_every_slot", kind="online", ranges={"F": "> 0"},
           summary="NOT in the paper (ours): A_maxweight at every slot over [t, T), no geometric rounds")
 def online_every_slot(instance: Instance, *, seed: int = 0, F: float | None = None,
                       order: Order = "arrival") -> Result:

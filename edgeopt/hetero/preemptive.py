@@ -322,7 +322,7 @@ def _run(instance: Instance, name: str, policy: _PreemptiveScheduler, extra: dic
     return FAMILY.algorithm_result(instance, name, sched, el[0], rejected=rejected, extra=extra)
 
 
-@register("hetero", "tiresias", kind="baseline", relaxed=True,
+@register("hetero", "tiresias", kind="baseline", relaxed=True, ranges={"overhead_s": ">= 0"},
           summary="Tiresias (preemptive, Sec. 7): smallest remaining work x GPUs first, gang, resumption overhead")
 def tiresias(instance: Instance, *, seed: int = 0, overhead_s: float = 60.0) -> Result:
     """Preemptive Tiresias as Sec. 7 describes it (`TiresiasPreemptive`); a schedule of the preemptive
@@ -336,6 +336,7 @@ def tiresias(instance: Instance, *, seed: int = 0, overhead_s: float = 60.0) -> 
 
 
 @register("hetero", "antman", kind="baseline", relaxed=True,
+          ranges={"patience": ">= 0", "overhead_s": ">= 0"},
           summary="AntMan (preemptive, Sec. 7): guarantee jobs first; opportunistic jobs preempted for them")
 def antman(instance: Instance, *, seed: int = 0, patience: int = 3, overhead_s: float = 60.0) -> Result:
     """Preemptive AntMan as Sec. 7 describes it (`AntmanPreemptive`); a schedule of the preemptive

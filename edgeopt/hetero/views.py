@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from edgeopt.core.views import GanttBar, JobRow, UsageSeries
+from edgeopt.core.views import GanttBar, JobRow, UsageSeries, bar_label
 from edgeopt.hetero.instance import Instance
 from edgeopt.hetero.schedule import Schedule
 from edgeopt.hetero.schedule import usage as resource_use
@@ -28,9 +28,8 @@ def gantt(instance: Instance, schedule: Schedule) -> list[GanttBar]:
             w, p = js.workers.get(h, 0), js.ps.get(h, 0)
             if w <= 0 and p <= 0:
                 continue
-            held = "+".join(x for x in (f"{w}w" if w else "", f"{p}p" if p else "") if x)
             bars.append(GanttBar(row=_server_name(instance, h), job=js.job, start=js.start, end=js.end,
-                                 label=f"j{js.job} {held}", arrival=instance.jobs[js.job].arrival))
+                                 label=bar_label(js.job, {"w": w, "ps": p}), arrival=instance.jobs[js.job].arrival))
     order = {_server_name(instance, h): h for h in range(len(instance.servers))}
     return sorted(bars, key=lambda b: (order[b.row], b.start, b.job))
 

@@ -11,6 +11,7 @@ model + generators), `schedule` (schedule model, validator of program (2), objec
 from __future__ import annotations
 
 from edgeopt.core import FamilySpec, GanttBar, JobRow, UsageSeries
+from edgeopt.core.views import bar_label
 from edgeopt.okita.instance import PRESETS, Instance, generate
 from edgeopt.okita.schedule import Schedule, job_parts, objective, usage_per_slot, validate
 
@@ -24,7 +25,7 @@ def gantt(instance: Instance, schedule: Schedule) -> list[GanttBar]:
             sites = set(e.workers) | ({e.ps_site} if e.ps_site is not None else set())
             for r in sorted(sites):
                 y = e.workers.get(r, 0)
-                label = f"j{js.job} x{y}" + (" +PS" if r == e.ps_site else "")
+                label = bar_label(js.job, {"w": y, "ps": 1 if r == e.ps_site else 0})
                 bars.append(GanttBar(row=f"site {r}", job=js.job, start=e.slot, end=e.slot + 1, label=label,
                                      arrival=a))
     return bars

@@ -58,7 +58,8 @@ from edgeopt.preemptive.schedule import ChunkRun, JobSchedule, Schedule, count_p
 from edgeopt.preemptive.storage import StorageBook
 
 
-@register(FAMILY_NAME, "online_edge", kind="baseline",
+@register(FAMILY_NAME, "online_edge", kind="baseline", ranges={"speed": "> 0"},
+          params={"speed": "1 + eps: work per slot relative to the optimum's (as A_online's speed)"},
           summary="A_online-E: A_online on the edge servers only (no cloud)", randomized=True)
 def online_edge(instance: Instance, *, seed: int = 0, speed: float = 1.0) -> Any:
     """A_online-E of Sec. V-A."""
@@ -315,7 +316,7 @@ def batchsche_lambda(instance: Instance) -> float:
     return price_base(instance.horizon, len(sizes), 1, f_ratio)
 
 
-@register(FAMILY_NAME, "batchsche", kind="baseline",
+@register(FAMILY_NAME, "batchsche", kind="baseline", ranges={"cloud_price": ">= 0"},
           summary="BatchSche [11]: geometric batches, non-preemptive bookings on the cheapest priced resources")
 def batchsche(instance: Instance, *, seed: int = 0, cloud_price: float = 0.0, base: float | None = None) -> Any:
     """BatchSche of Sec. V-A (see the module docstring).

@@ -476,7 +476,8 @@ def run_greedy(instance: Instance, *, seed: int, speed: float, use_cloud: bool, 
     return FAMILY.algorithm_result(instance, name, sched, el[0], rejected=rejected, extra=extra)
 
 
-@register(FAMILY_NAME, "online", kind="online",
+@register(FAMILY_NAME, "online", kind="online", ranges={"speed": "> 0"},
+          params={"speed": "1 + eps: work per slot relative to the optimum's (Theorem 3); 1 is the paper's A_online"},
           summary="A_online (Alg. 1): A_greedy (HAPRF per worker, min-Q dispatch) + A_ps; speed = 1 + eps",
           randomized=True)
 def online(instance: Instance, *, seed: int = 0, speed: float = 1.0) -> Any:

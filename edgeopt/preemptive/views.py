@@ -14,7 +14,7 @@ from collections import Counter
 
 import numpy as np
 
-from edgeopt.core.views import GanttBar, JobRow, UsageSeries
+from edgeopt.core.views import GanttBar, JobRow, UsageSeries, bar_label
 from edgeopt.preemptive.instance import Instance
 from edgeopt.preemptive.schedule import Schedule, colocated, completion
 
@@ -52,7 +52,7 @@ def gantt(instance: Instance, schedule: Schedule) -> list[GanttBar]:
         for s in sorted(per_server):
             for start, end, k in _runs(per_server[s]):
                 bars.append(GanttBar(row=server_name(instance, s), job=js.job, start=start, end=end,
-                                     label=f"j{js.job} x{k}", arrival=arrival))
+                                     label=bar_label(js.job, {"w": k}), arrival=arrival))  # k chunks, k workers
     order = {server_name(instance, s): s for s in range(len(instance.servers))}
     return sorted(bars, key=lambda b: (order[b.row], b.start, b.job))
 

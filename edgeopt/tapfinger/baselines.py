@@ -51,7 +51,6 @@ import math
 from typing import Any
 
 import numpy as np
-from scipy.optimize import nnls
 
 from edgeopt.core import Result, register
 from edgeopt.tapfinger.env import TapFingerEnv
@@ -188,6 +187,8 @@ class SpeedModel:
                 return 1.0
             X = np.array([self._features(c_, g_) for c_, g_, _ in rows])
             y = np.array([v for _, _, v in rows])
+            from scipy.optimize import nnls  # here, not at the top: scipy.optimize costs 0.3 s to import
+
             th, _ = nnls(X, y)
             self.theta[typ] = th
         return float(max(1e-6, self._features(c, g) @ th))
@@ -384,7 +385,7 @@ def tiresias_np(instance: Instance, *, seed: int = 0) -> Result:
     return run_policy(instance, TiresiasPolicy(preemptive=False), "tiresias_np", seed=seed)
 
 
-@register(FAMILY, "greedy", kind="baseline",
+@register(FAMILY, "greedy", kind="baseline", ranges={"share_cap": ">= 1", "efficiency_slack": ">= 0"},
           summary="ours: shortest estimated completion first with an efficient fair-share allocation")
 def greedy(instance: Instance, *, seed: int = 0, share_cap: int = 1, efficiency_slack: float = 0.1) -> Result:
     """Greedy bar for the learned policy (ours, see the module docstring).

@@ -30,6 +30,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from edgeopt.core import GanttBar, JobRow, UsageSeries, Violation
+from edgeopt.core.views import bar_label
 from edgeopt.tapfinger.instance import Instance
 from edgeopt.tapfinger.progress import DONE, step_gain
 
@@ -174,14 +175,14 @@ def objective(instance: Instance, schedule: Schedule) -> float:
     return float(sum(pl.end - instance.tasks[pl.task].arrival for pl in schedule.placements))
 
 
-def _label(alloc: dict[str, int]) -> str:
-    return " ".join(f"{k}{v}" for k, v in alloc.items())
+def _label(task: int, alloc: dict[str, int]) -> str:
+    return bar_label(task, dict(alloc))
 
 
 def gantt(instance: Instance, schedule: Schedule) -> list[GanttBar]:
     """One row per cluster, one bar per run segment."""
     return [GanttBar(row=f"cluster {pl.cluster}", job=pl.task, start=s.start, end=s.end,
-                     label=f"t{pl.task} {_label(s.allocation)}", arrival=instance.tasks[pl.task].arrival)
+                     label=_label(pl.task, s.allocation), arrival=instance.tasks[pl.task].arrival)
             for pl in schedule.placements for s in pl.runs()]
 
 

@@ -190,7 +190,7 @@ def test_gantt_usage_and_job_rows_adapters_describe_the_schedule():
     res = api.run("online", inst)
     sched = FAMILY.parse_schedule(res.schedule)
     bars = FAMILY.gantt(inst, sched)
-    worker_bars = {(b.job, b.start, int(b.row.split()[1])) for b in bars if "x0" not in b.label}
+    worker_bars = {(b.job, b.start, int(b.row.split()[1])) for b in bars if "w" in b.label.split()[-1]}
     expect = {(js.job, e.slot, r) for js in sched.jobs for e in js.slots for r, y in e.workers.items() if y}
     assert worker_bars == expect and all(b.end == b.start + 1 for b in bars)
     usage = FAMILY.usage(inst, sched)

@@ -60,8 +60,17 @@ def run_learned(instance: Instance, name: str, architecture: str, directory: str
 
 
 def register_all() -> bool:
-    """Register ``online`` and ``vanilla_marl`` if `available`; returns whether it did."""
+    """Register ``online`` and ``vanilla_marl`` if `available`; returns whether it did.
+
+    Otherwise both are marked unavailable, so asking for them names the extra that provides them.
+    """
     if not available():
+        from edgeopt.core.registry import mark_unavailable
+
+        why = ("the learned TapFinger policy needs the rl extra (torch, torch-geometric, safetensors): "
+               "pip install 'edgeopt[rl]'")
+        for name in SHIPPED:
+            mark_unavailable("tapfinger", name, why)
         return False
 
     @register("tapfinger", "online", kind="online",
