@@ -263,10 +263,41 @@ def register_algorithm(
 
 
 def run(algorithm: str, instance: Any, *, seed: int = 0, **params: Any) -> Result:
-    """Run a registered algorithm of the instance's family."""
+    """Run a registered algorithm of the instance's family.
+
+    What an algorithm from outside edgeopt returns (a plug-in, or one registered with
+    `register_algorithm`) is validated before it is handed back: a result that breaks the family's
+    rules (a job dropped, an objective that is not its schedule's, a false claim) is never given a
+    status; `ModelError` is raised with its violations (``edgeopt run`` exits 1). The built-in
+    algorithms are held to the same validator by the test suite instead of on every call.
+    """
     spec = family_of(instance)
     check_algorithm(spec.name, algorithm)
-    return lookup(spec.name, algorithm)(instance, seed=seed, **params)
+    algo = lookup(spec.name, algorithm)
+    result = algo(instance, seed=seed, **params)
+    if not is_builtin(algo):
+        check_plugin_result(spec, instance, algo, result)
+    return result
+
+
+def is_builtin(algo: AlgorithmSpec) -> bool:
+    """Whether ``algo`` is one of edgeopt's own algorithms (not a plug-in or a user's function)."""
+    module = getattr(algo.fn, "__module__", "") or ""
+    return module == "edgeopt" or module.startswith("edgeopt.")
+
+
+def check_plugin_result(spec: FamilySpec, instance: Any, algo: AlgorithmSpec, result: Any) -> None:
+    """Raise `ModelError` when a registered algorithm's output is not a valid `Result` of ``instance``."""
+    from edgeopt.core import ModelError
+
+    if not isinstance(result, Result):
+        raise ModelError(f"algorithm {spec.name}/{algo.name} returned a {type(result).__name__}, not a Result")
+    violations = spec.check_result(instance, result)
+    if violations:
+        shown = "; ".join(str(v) for v in violations[:3])
+        more = f" (and {len(violations) - 3} more)" if len(violations) > 3 else ""
+        raise ModelError(f"algorithm {spec.name}/{algo.name} returned an invalid result, given no status: "
+                         f"{shown}{more}")
 
 
 def plot_schedule(instance: Any, result: Result, ax: Any = None, *, title: str | None = None) -> Any:
@@ -388,6 +419,10 @@ def validate(instance: Any, result: Result) -> list[Violation]:
     return family_of(instance).check_result(instance, result)
 
 
+#: The status a comparison row shows for a result that failed validation (`compare` ranks it nowhere).
+INVALID = "invalid"
+
+
 @dataclasses.dataclass
 class Row:
     """One line of a comparison."""
@@ -451,7 +486,8 @@ def _row(spec: FamilySpec, instance: Any, result: Result, kind: str, relaxed: bo
     return Row(
         algorithm=result.algorithm,
         kind=kind,
-        status=result.status.value,
+        # a result that fails validation keeps no status of its own: it is never ranked or given a ratio
+        status=result.status.value if not violations else INVALID,
         objective=result.objective,
         bound=result.bound,
         ratio=None,
@@ -509,7 +545,10 @@ def compare(
         if on_step:
             on_step(name)
         algo = lookup(spec.name, name)
-        rows.append(_row(spec, instance, algo(instance, seed=seed), algo.kind, algo.relaxed))
+        res = algo(instance, seed=seed)
+        if not isinstance(res, Result):
+            check_plugin_result(spec, instance, algo, res)  # raises: nothing to tabulate
+        rows.append(_row(spec, instance, res, algo.kind, algo.relaxed))
     reference, reference_name = None, "-"
     if optimal:
         if on_step:

@@ -21,7 +21,7 @@ from rich.console import Console
 from rich.table import Table
 
 from edgeopt import api
-from edgeopt.core import InputError, Result
+from edgeopt.core import InputError, ModelError, Result
 from edgeopt.core.jsonio import dumps, write_json
 
 
@@ -522,6 +522,9 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(2)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
+    except ModelError as exc:  # an algorithm returned an invalid result (api.run refuses to give it a status)
+        err.print(f"error: {exc}", markup=False)
+        sys.exit(1)
     except (typer.Abort, KeyboardInterrupt):
         err.print("interrupted")
         sys.exit(130)
