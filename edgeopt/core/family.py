@@ -16,6 +16,17 @@ from edgeopt.core.validation import Violation
 from edgeopt.core.views import GanttBar, JobRow, UsageSeries
 
 
+#: Every `FamilySpec` built so far, by name: a family registers itself when its package is imported.
+_SPECS: dict[str, FamilySpec] = {}
+
+
+def spec_named(name: str) -> FamilySpec:
+    """The `FamilySpec` called ``name``, once its package is imported (InputError otherwise)."""
+    if name not in _SPECS:
+        raise InputError("family", f"family {name!r} is not loaded (import edgeopt.{name} or use edgeopt.api)")
+    return _SPECS[name]
+
+
 @dataclasses.dataclass(frozen=True)
 class FamilySpec:
     """A problem family: its data models, generators, validator and objective.
@@ -55,6 +66,9 @@ class FamilySpec:
     job_rows: Callable[[Any, Any], list[JobRow]] | None = None
     job_ids: Callable[[Any], list[int]] | None = None
     listed_jobs: Callable[[Any], tuple[list[int], list[int] | None]] | None = None
+
+    def __post_init__(self) -> None:
+        _SPECS[self.name] = self  # so the core finds a family's adapters by name (`spec_named`)
 
     def ids_of_jobs(self, instance: Any) -> list[int]:
         """Every job id of ``instance`` (the family's `job_ids` adapter; ``instance.jobs`` positions otherwise)."""
