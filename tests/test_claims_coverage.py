@@ -85,11 +85,11 @@ def test_a_dropped_job_with_recomputed_objective_is_caught(family):
     spec, inst, res = _honest(family)
     job = spec.listed_jobs(spec.parse_schedule(res.schedule))[0][0]
     lies = {
-        "dropped silently": dict(in_schedule=False, in_extra=False, status=Status.FEASIBLE),
-        "rejected in the schedule only, feasible": dict(in_schedule=True, in_extra=False, status=Status.FEASIBLE),
-        "rejected everywhere, still feasible": dict(in_schedule=True, in_extra=True, status=Status.FEASIBLE),
-        "rejected everywhere, time_limit incumbent": dict(in_schedule=True, in_extra=True, status=Status.TIME_LIMIT),
-        "partial, rejected only in the schedule": dict(in_schedule=True, in_extra=False, status=Status.PARTIAL),
+        "dropped silently": {"in_schedule": False, "in_extra": False, "status": Status.FEASIBLE},
+        "rejected in the schedule only, feasible": {"in_schedule": True, "in_extra": False, "status": Status.FEASIBLE},
+        "rejected everywhere, still feasible": {"in_schedule": True, "in_extra": True, "status": Status.FEASIBLE},
+        "rejected everywhere, time_limit incumbent": {"in_schedule": True, "in_extra": True, "status": Status.TIME_LIMIT},
+        "partial, rejected only in the schedule": {"in_schedule": True, "in_extra": False, "status": Status.PARTIAL},
     }
     for what, how in lies.items():
         if family == "tapfinger" and how["in_schedule"] and not how["in_extra"]:

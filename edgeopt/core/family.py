@@ -15,7 +15,6 @@ from edgeopt.core.result import Result, Status
 from edgeopt.core.validation import Violation
 from edgeopt.core.views import GanttBar, JobRow, UsageSeries
 
-
 #: Every `FamilySpec` built so far, by name: a family registers itself when its package is imported.
 _SPECS: dict[str, FamilySpec] = {}
 

@@ -51,5 +51,5 @@ def test_result_to_frame_works_without_the_layers_above_the_core():
             "assert len(f) == len(inst.jobs), len(f); "
             "assert 'edgeopt.families' not in sys.modules and 'edgeopt.frames' not in sys.modules, "
             "[m for m in sys.modules if m.startswith('edgeopt.f')]")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
