@@ -236,27 +236,52 @@ def validate(
     instance: Annotated[Path, typer.Argument(help="Instance JSON file.")],
     result: Annotated[Path, typer.Argument(help="Result JSON file.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout instead of text.")] = False,
+    certify: Annotated[bool, typer.Option("--certify", help="Also re-prove the optimality and bound claims: "
+                                          "re-solve small instances exactly, use a lower bound for larger ones. "
+                                          "Exit 1 if a claim is false; 'not certified' (exit 0) when undecided.")] = False,
+    time_limit: Annotated[float, typer.Option("--time-limit", help="Seconds for --certify.")] = 60.0,
 ) -> None:
-    """Check RESULT against INSTANCE: exit 0 if valid, 1 with the violations listed."""
+    """Check RESULT against INSTANCE: exit 0 if valid, 1 with the violations listed (or a claim --certify refutes)."""
+    from edgeopt import certify as certification
+
     inst = api.load(instance)
     spec = api.family_of(inst)
     res = Result.load(str(result))
+    if certify and not (0 < time_limit <= api.MAX_TIME_LIMIT):
+        raise InputError("time_limit", f"must be a number of seconds in (0, {api.MAX_TIME_LIMIT:g}], got {time_limit}")
     violations = spec.check_result(inst, res)
+    claims = certification.claims(spec, res)
+    cert = certification.certify(inst, res, time_limit=time_limit) if certify and not violations else None
+    failed = bool(violations) or (cert is not None and cert.verdict == certification.FALSE)
     if as_json:
-        _print_json({"valid": not violations, "family": res.family, "algorithm": res.algorithm,
-                     "status": res.status.value, "objective": res.objective,
-                     "violations": [{"equation": v.equation, "message": v.message, "job": v.job}
-                                    for v in violations]})
-        if violations:
+        report = {"valid": not violations, "family": res.family, "algorithm": res.algorithm,
+                  "status": res.status.value, "objective": res.objective,
+                  "violations": [{"equation": v.equation, "message": v.message, "job": v.job}
+                                 for v in violations],
+                  "checked": [c.claim for c in claims if c.checked],
+                  "not_checked": [c.claim for c in claims if not c.checked]}
+        if certify:
+            report["certify"] = cert.to_dict() if cert is not None else {
+                "verdict": certification.NOT_CERTIFIED, "claims": [], "evidence": ["the result is invalid"]}
+        _print_json(report)
+        if failed:
             raise typer.Exit(1)
         return
-    if not violations:
+    if violations:
+        out.print(f"invalid: {len(violations)} violation(s)")
+        for v in violations:
+            out.print(f"  {v}")
+    else:
         out.print(f"valid: {res.family}/{res.algorithm}, objective {_fmt(res.objective)}")
-        return
-    out.print(f"invalid: {len(violations)} violation(s)")
-    for v in violations:
-        out.print(f"  {v}")
-    raise typer.Exit(1)
+    out.print("checked: " + "; ".join(c.claim for c in claims if c.checked))
+    unchecked = [c.claim for c in claims if not c.checked]
+    out.print("not checked: " + ("; ".join(unchecked) if unchecked else "none"))
+    if cert is not None:
+        out.print(f"certify: {cert.verdict}")
+        for c in cert.claims:
+            out.print(f"  {c.verdict}: {c.claim} ({c.evidence})")
+    if failed:
+        raise typer.Exit(1)
 
 
 @app.command()
