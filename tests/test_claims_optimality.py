@@ -34,7 +34,7 @@ def _relabel(res: Result, **changes) -> Result:
 
 
 def test_optimal_needs_a_zero_gap_and_an_exact_method(case):
-    family, inst, online, opt = case
+    _, inst, online, opt = case
     assert not api.validate(inst, opt)
     gap = _relabel(opt, bound=opt.objective * 0.9 - 1)
     assert any(v.equation == "optimal" and "zero gap" in v.message for v in api.validate(inst, gap))
