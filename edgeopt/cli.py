@@ -261,8 +261,8 @@ def validate(
                   "checked": [c.claim for c in claims if c.checked],
                   "not_checked": [c.claim for c in claims if not c.checked]}
         if certify:
-            report["certify"] = cert.to_dict() if cert is not None else {
-                "verdict": certification.NOT_CERTIFIED, "claims": [], "evidence": ["the result is invalid"]}
+            report["certify"] = cert.to_dict() if cert is not None else {  # an invalid result claims falsely
+                "verdict": certification.FALSE, "claims": [], "evidence": ["the result is invalid: see violations"]}
         _print_json(report)
         if failed:
             raise typer.Exit(1)
@@ -276,6 +276,8 @@ def validate(
     out.print("checked: " + "; ".join(c.claim for c in claims if c.checked))
     unchecked = [c.claim for c in claims if not c.checked]
     out.print("not checked: " + ("; ".join(unchecked) if unchecked else "none"))
+    if certify and cert is None:
+        out.print("certify: false (the result is invalid)")
     if cert is not None:
         out.print(f"certify: {cert.verdict}")
         for c in cert.claims:
