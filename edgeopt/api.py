@@ -216,7 +216,8 @@ def register_algorithm(
 
     ``fn`` returns the family's schedule (its pydantic model or the same data
     as a dict); jobs it gives up on go in the schedule's ``rejected`` list
-    and make the result ``partial``. The wrapper times ``fn`` and builds the
+    and make the result ``partial`` (in a family whose schedule has no such
+    list, tapfinger, the tasks it leaves out are the rejected ones). The wrapper times ``fn`` and builds the
     `Result`, so the algorithm then runs, validates and compares like the
     built-in ones (`run`, `validate`, `compare`, ``edgeopt run``). Its
     tunables are ``fn``'s keyword-only arguments (typed, with a default,
@@ -252,6 +253,10 @@ def register_algorithm(
             if not hasattr(schedule, "model_dump"):
                 schedule = spec.parse_schedule(schedule)
             rejected = getattr(schedule, "rejected", []) or []
+            if spec.listed_jobs is not None and spec.listed_jobs(schedule)[1] is None:
+                # a family whose schedule has no rejected list (tapfinger): the jobs it leaves out are rejected
+                scheduled = set(spec.listed_jobs(schedule)[0])
+                rejected = [j for j in spec.ids_of_jobs(instance) if j not in scheduled]
             return spec.algorithm_result(instance, name, schedule, runtime, rejected=rejected)
 
         line = summary or ((inspect.getdoc(fn) or "").splitlines() or [name])[0]

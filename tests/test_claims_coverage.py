@@ -179,3 +179,22 @@ def test_run_and_compare_validate_a_plugin_result_before_giving_it_a_status():
         assert api.run("online", inst).status == Status.FEASIBLE
     finally:
         unregister("hetero", "claims_nothing")
+
+
+def test_a_tapfinger_user_algorithm_that_leaves_a_task_out_is_partial():
+    inst = api.generate("tapfinger", "small", seed=0)
+    honest = api.run("greedy", inst)
+
+    def all_but_first(instance):
+        return {"placements": [p for p in honest.schedule["placements"] if p["task"] != 0]}
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        api.register_algorithm("tapfinger", "claims_all_but_first")(all_but_first)
+    try:
+        res = api.run("claims_all_but_first", inst)
+        assert res.status == Status.PARTIAL and res.rejected == [0] and not api.validate(inst, res)
+        row = {r.algorithm: r for r in api.compare(inst, ["greedy", "claims_all_but_first"]).rows}
+        assert row["claims_all_but_first"].rank is None and row["greedy"].rank == 1
+    finally:
+        unregister("tapfinger", "claims_all_but_first")
