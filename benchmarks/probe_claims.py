@@ -43,9 +43,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from edgeopt import api  # noqa: E402
-from edgeopt.cli import main as cli_main  # noqa: E402
-from edgeopt.core import Result, Status  # noqa: E402
+from edgeopt import api
+from edgeopt.cli import main as cli_main
+from edgeopt.core import Result, Status
 
 
 def cli(*args: object) -> tuple[int, dict | None]:

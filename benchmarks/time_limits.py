@@ -26,8 +26,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from edgeopt import api  # noqa: E402
-from edgeopt.families import FAMILY_NAMES  # noqa: E402
+from edgeopt import api
+from edgeopt.families import FAMILY_NAMES
 
 #: The promise: the whole command within this many seconds for a 10 s limit, on an idle machine.
 PROMISE_S = 25.0
