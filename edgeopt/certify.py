@@ -108,7 +108,9 @@ def certify(instance: Any, result: Result, *, time_limit: float = 60.0,
     """Re-prove the claims of ``result`` that validation leaves open (see the module docstring).
 
     ``result`` should already be valid (`edgeopt.api.validate`); `certify` decides only its
-    optimality and bound claims. ``time_limit`` bounds the whole call (algorithms, re-solve, bound).
+    optimality and bound claims. ``time_limit`` is shared by the three steps: the re-solve and the
+    bound get what is left of it; it is checked before each algorithm run, so one run of an algorithm
+    (well under a second on small instances, seconds on paper-size ones) may overrun it.
     """
     from edgeopt import api
 

@@ -97,3 +97,23 @@ def test_validate_cli_lists_claims_and_certify_exits_1_on_a_lie(tmp_path, capsys
     assert cli("validate", ipath, lie, "--certify", "--time-limit", "60", "--json") == 1
     assert json.loads(capsys.readouterr().out)["certify"]["verdict"] == "false"
     assert cli("validate", ipath, lie, "--certify", "--time-limit", "0") == 2
+
+
+def test_certify_uses_a_lower_bound_when_the_instance_is_too_large_to_re_solve(monkeypatch):
+    """Above the size budget, ``api.bound`` (when the toolkit has it) decides: a lower bound equal to
+    the claimed optimum certifies it, a lower bound below it leaves it undecided."""
+    inst = api.generate("hetero", "small", seed=0, jobs=4)
+    opt = api.solve(inst, method="cpsat", time_limit=120)
+    calls = []
+
+    def fake_bound(instance, *, method="auto", time_limit=60.0, value=opt.objective):
+        calls.append((method, time_limit))
+        return Result(family="hetero", algorithm="fake_bound", status=Status.FEASIBLE, objective=None,
+                      bound=value, runtime_s=0.0, schedule=None, instance_sha256=opt.instance_sha256)
+
+    monkeypatch.setattr(api, "bound", fake_bound, raising=False)
+    cert = certify.certify(inst, opt, time_limit=60, max_nonzeros=1)
+    assert cert.verdict == certify.CERTIFIED and calls and calls[0][0] == "auto"
+    assert all("fake_bound" in c.evidence for c in cert.claims)
+    monkeypatch.setattr(api, "bound", lambda instance, **kw: fake_bound(instance, value=opt.objective - 5))
+    assert certify.certify(inst, opt, time_limit=60, max_nonzeros=1).verdict == certify.NOT_CERTIFIED
