@@ -157,8 +157,9 @@ def test_a_user_algorithm_that_drops_job_0_is_never_ranked():
         unregister("okita", "claims_drop0_listed")
 
 
-def test_run_and_compare_validate_a_plugin_result_before_giving_it_a_status():
+def test_run_and_compare_validate_a_plugin_result_before_giving_it_a_status(tmp_path, capsys):
     from edgeopt.core import ModelError
+    from tests.reliability_helpers import cli
 
     inst = api.generate("hetero", "small", seed=0, jobs=5)
     assert len(inst.jobs) == 5
@@ -177,6 +178,13 @@ def test_run_and_compare_validate_a_plugin_result_before_giving_it_a_status():
         assert len(row.violations) >= 5
         # a built-in algorithm is run as before
         assert api.run("online", inst).status == Status.FEASIBLE
+        # the command line: exit 1, one error line, no traceback, nothing written
+        path, out = tmp_path / "i.json", tmp_path / "out.json"
+        api.save(inst, path)
+        assert cli("run", "claims_nothing", path, "-o", out) == 1
+        err = capsys.readouterr().err
+        assert err.startswith("error: algorithm hetero/claims_nothing returned an invalid result")
+        assert "Traceback" not in err and not out.exists()
     finally:
         unregister("hetero", "claims_nothing")
 

@@ -119,7 +119,9 @@ class FamilySpec:
     def check_result(self, instance: pydantic.BaseModel, result: Result) -> list[Violation]:
         """Every way ``result`` disagrees with ``instance``, i.e. every claim in it that does not hold.
 
-        Checked: the family and instance hash; the schedule against the family's validator; the
+        Checked: the family and instance hash; every job scheduled or rejected exactly once
+        (`check_coverage`); an ``optimal`` claim has a zero gap and an exact producer
+        (`check_optimal_claim`); the schedule against the family's validator; the
         stated objective against the schedule's; the bound (never above the objective, and no
         bound at all from a registered algorithm, which proves nothing); the status (an algorithm
         returns ``feasible`` or ``partial``, ``partial`` lists its rejected jobs, every listed id
