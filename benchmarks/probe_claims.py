@@ -16,6 +16,12 @@ its schedule (recomputed), so only the lie itself can give it away:
 * ``bound_above_optimum``: online's schedule as a ``time_limit`` incumbent with bound = objective
   (> the optimum).
 
+On the paper preset (seed 0), too large to re-solve, two more: ``paper_online_relabelled_optimal``
+and ``paper_best_relabelled_optimal`` (the best algorithm's schedule relabelled the same way):
+``--certify`` must never call them certified; it refutes them with a better schedule when one of the
+family's algorithms has one, and says "not certified" otherwise (unless a lower bound, ``api.bound``,
+reaches the claimed value). ``--no-paper`` leaves these out.
+
 Each lie goes through ``edgeopt validate --json`` and ``edgeopt validate --certify --json`` (in this
 process, through `edgeopt.cli.main`). Counted per family: a false "valid" (plain validate exits 0 on
 a lie it claims to check, i.e. one not listed under ``not_checked``), a false "certified"
@@ -107,23 +113,41 @@ def lies(family: str) -> tuple[object, dict[str, Result], dict[str, Result]]:
     return inst, out, honest
 
 
+def paper_lies(family: str) -> tuple[object, dict[str, Result]]:
+    """Relabelled schedules on the paper preset (too large for an exact re-solve)."""
+    spec = api.family(family)
+    inst = api.generate(family, "paper", seed=0)
+    runs = [api.run(name, inst) for name, algo in api.algorithms(family).items() if not algo.relaxed]
+    runs = [r for r in runs if r.comparable and not spec.check_result(inst, r)]
+    best = min(runs, key=lambda r: r.objective)
+    online = api.run("online", inst)  # may be partial on the paper preset: the relabel is then invalid
+    relabel = {"algorithm": "cpsat", "status": "optimal"}
+    return inst, {"paper_online_relabelled_optimal": _with(online, bound=online.objective, **relabel),
+                  "paper_best_relabelled_optimal": _with(best, bound=best.objective, **relabel)}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--families", default=",".join(s.name for s in api.families()))
     ap.add_argument("--time-limit", type=float, default=60.0, help="seconds for each --certify")
+    ap.add_argument("--no-paper", action="store_true", help="leave out the paper-preset lies")
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "probe_claims.json"))
     args = ap.parse_args()
     cpu0, wall0 = time.process_time(), time.perf_counter()
     families, cases = {}, []
     totals = {"lies": 0, "false_valid": 0, "false_certified": 0, "missed_by_certify": 0, "false_alarms": 0,
-              "tracebacks_or_bad_exit": 0}
+              "tracebacks_or_bad_exit": 0, "paper_lies": 0, "paper_refuted": 0, "paper_not_certified": 0}
     with tempfile.TemporaryDirectory() as tmp:
         for family in args.families.split(","):
             inst, lying, honest = lies(family)
-            ipath = Path(tmp) / f"{family}.json"
-            api.save(inst, ipath)
+            groups = [("lie", inst, lying), ("honest", inst, honest)]
+            if not args.no_paper:
+                paper_inst, paper = paper_lies(family)
+                groups.append(("paper_lie", paper_inst, paper))
             counts = dict.fromkeys(totals, 0)
-            for kind, results in (("lie", lying), ("honest", honest)):
+            for kind, instance, results in groups:
+                ipath = Path(tmp) / f"{family}-{kind}.json"
+                api.save(instance, ipath)
                 for name, res in results.items():
                     rpath = Path(tmp) / f"{family}-{name}.json"
                     api.save(res, rpath)
@@ -136,12 +160,14 @@ def main() -> None:
                     row = {"family": family, "case": name, "kind": kind, "validate_exit": code,
                            "certify_exit": ccode, "verdict": verdict,
                            "violations": [v["message"] for v in (report or {}).get("violations", [])][:3],
-                           "not_checked": (report or {}).get("not_checked")}
+                           "not_checked": (report or {}).get("not_checked"),
+                           "certify_evidence": [c.get("evidence") for c in
+                                                (creport or {}).get("certify", {}).get("claims", [])][:1]}
+                    unchecked = any(c.startswith(("optimal: the objective", "bound is a lower"))
+                                    for c in (report or {}).get("not_checked", []))
                     if kind == "lie":
                         counts["lies"] += 1
                         # a lie plain validate says it checks, yet calls valid
-                        unchecked = any(c.startswith(("optimal: the objective", "bound is a lower"))
-                                        for c in (report or {}).get("not_checked", []))
                         if code == 0 and not (unchecked and name in ("online_relabelled_optimal",
                                                                      "bound_above_optimum")):
                             counts["false_valid"] += 1
@@ -149,6 +175,15 @@ def main() -> None:
                             counts["false_certified"] += 1
                         if ccode == 0:
                             counts["missed_by_certify"] += 1
+                    elif kind == "paper_lie":
+                        # the relabelled best schedule may even be optimal: only "certified" would be false
+                        counts["paper_lies"] += 1
+                        counts["paper_refuted"] += int(ccode == 1 and verdict == "false")
+                        counts["paper_not_certified"] += int(ccode == 0 and verdict == "not certified")
+                        if code == 0 and not unchecked:
+                            counts["false_valid"] += 1
+                        if verdict == "certified":
+                            counts["false_certified"] += 1
                     elif code != 0 or ccode != 0 or verdict != "certified":
                         counts["false_alarms"] += 1
                     cases.append(row)

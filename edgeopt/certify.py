@@ -158,6 +158,9 @@ def certify(instance: Any, result: Result, *, time_limit: float = 60.0,
         except InputError as exc:  # above the size budget: too large to re-solve here
             evidence.append(f"{method}: not re-solved ({exc.message})")
             continue
+        except Exception as exc:  # noqa: BLE001 - a solver that fails decides nothing; say so, try the next
+            evidence.append(f"{method}: re-solve failed ({exc.__class__.__name__}: {exc})")
+            continue
         who = f"{method} re-solve ({exact.status.value})"
         if exact.objective is not None and exact.status in (Status.OPTIMAL, Status.TIME_LIMIT, Status.FEASIBLE) \
                 and not spec.check_result(instance, exact):
