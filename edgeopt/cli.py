@@ -2,7 +2,9 @@
 
 Exit codes: 0 success (``validate``: valid), 1 ``validate`` found violations
 (including a false claim: a bound above the objective, an unfounded
-``infeasible``...), 2 bad input (unreadable file, schema error, unknown family /
+``infeasible``, a claim ``--certify`` refutes; an undecided one is "not certified", exit 0) and
+``run`` of a plug-in algorithm that returned an invalid result,
+2 bad input (unreadable file, schema error, unknown family /
 algorithm / method, a model above the size budget) with a one-line message
 (every schema error listed on the lines below it) and no traceback, 130 Ctrl-C,
 143 SIGTERM; a failing or interrupted command writes no output file.
