@@ -259,7 +259,8 @@ def register_algorithm(
 
     ``fn`` returns the family's schedule (its pydantic model or the same data
     as a dict); jobs it gives up on go in the schedule's ``rejected`` list
-    and make the result ``partial``. The wrapper times ``fn`` and builds the
+    and make the result ``partial`` (in a family whose schedule has no such
+    list, tapfinger, the tasks it leaves out are the rejected ones). The wrapper times ``fn`` and builds the
     `Result`, so the algorithm then runs, validates and compares like the
     built-in ones (`run`, `validate`, `compare`, ``edgeopt run``). Its
     tunables are ``fn``'s keyword-only arguments (typed, with a default,
@@ -295,6 +296,10 @@ def register_algorithm(
             if not hasattr(schedule, "model_dump"):
                 schedule = spec.parse_schedule(schedule)
             rejected = getattr(schedule, "rejected", []) or []
+            if spec.listed_jobs is not None and spec.listed_jobs(schedule)[1] is None:
+                # a family whose schedule has no rejected list (tapfinger): the jobs it leaves out are rejected
+                scheduled = set(spec.listed_jobs(schedule)[0])
+                rejected = [j for j in spec.ids_of_jobs(instance) if j not in scheduled]
             return spec.algorithm_result(instance, name, schedule, runtime, rejected=rejected)
 
         line = summary or ((inspect.getdoc(fn) or "").splitlines() or [name])[0]
@@ -313,11 +318,42 @@ def _check_seed(seed: Any) -> None:
 
 
 def run(algorithm: str, instance: Any, *, seed: int = 0, **params: Any) -> Result:
-    """Run a registered algorithm of the instance's family."""
+    """Run a registered algorithm of the instance's family.
+
+    What an algorithm from outside edgeopt returns (a plug-in, or one registered with
+    `register_algorithm`) is validated before it is handed back: a result that breaks the family's
+    rules (a job dropped, an objective that is not its schedule's, a false claim) is never given a
+    status; `ModelError` is raised with its violations (``edgeopt run`` exits 1). The built-in
+    algorithms are held to the same validator by the test suite instead of on every call.
+    """
     spec = family_of(instance)
     _check_seed(seed)
     check_algorithm(spec.name, algorithm)
-    return lookup(spec.name, algorithm)(instance, seed=seed, **params)
+    algo = lookup(spec.name, algorithm)
+    result = algo(instance, seed=seed, **params)
+    if not is_builtin(algo):
+        check_plugin_result(spec, instance, algo, result)
+    return result
+
+
+def is_builtin(algo: AlgorithmSpec) -> bool:
+    """Whether ``algo`` is one of edgeopt's own algorithms (not a plug-in or a user's function)."""
+    module = getattr(algo.fn, "__module__", "") or ""
+    return module == "edgeopt" or module.startswith("edgeopt.")
+
+
+def check_plugin_result(spec: FamilySpec, instance: Any, algo: AlgorithmSpec, result: Any) -> None:
+    """Raise `ModelError` when a registered algorithm's output is not a valid `Result` of ``instance``."""
+    from edgeopt.core import ModelError
+
+    if not isinstance(result, Result):
+        raise ModelError(f"algorithm {spec.name}/{algo.name} returned a {type(result).__name__}, not a Result")
+    violations = spec.check_result(instance, result)
+    if violations:
+        shown = "; ".join(str(v) for v in violations[:3])
+        more = f" (and {len(violations) - 3} more)" if len(violations) > 3 else ""
+        raise ModelError(f"algorithm {spec.name}/{algo.name} returned an invalid result, given no status: "
+                         f"{shown}{more}")
 
 
 def plot_schedule(
@@ -492,6 +528,10 @@ def validate(instance: Any, result: Result) -> list[Violation]:
     return spec.check_result(instance, _check_result(result))
 
 
+#: The status a comparison row shows for a result that failed validation (`compare` ranks it nowhere).
+INVALID = "invalid"
+
+
 @dataclasses.dataclass
 class Row:
     """One line of a comparison."""
@@ -560,7 +600,8 @@ def _row(spec: FamilySpec, instance: Any, result: Result, kind: str, relaxed: bo
     return Row(
         algorithm=result.algorithm,
         kind=kind,
-        status=result.status.value,
+        # a result that fails validation keeps no status of its own: it is never ranked or given a ratio
+        status=result.status.value if not violations else INVALID,
         objective=result.objective,
         bound=result.bound,
         ratio=None,
@@ -630,7 +671,10 @@ def compare(
         if on_step:
             on_step(variant.label)
         algo = lookup(spec.name, variant.name)
-        row = _row(spec, instance, algo(instance, seed=seed, **variant.kwargs), algo.kind, algo.relaxed)
+        res = algo(instance, seed=seed, **variant.kwargs)
+        if not isinstance(res, Result):
+            check_plugin_result(spec, instance, algo, res)  # raises: nothing to tabulate
+        row = _row(spec, instance, res, algo.kind, algo.relaxed)
         row.algorithm, row.params = variant.label, variant.params_json(algo.defaults())
         rows.append(row)
     reference, reference_name = None, "-"

@@ -2,7 +2,9 @@
 
 Exit codes: 0 success (``validate``: valid), 1 ``validate`` found violations
 (including a false claim: a bound above the objective, an unfounded
-``infeasible``...), 2 bad input (unreadable file, schema error, unknown family /
+``infeasible``, a claim ``--certify`` refutes; an undecided one is "not certified", exit 0) and
+``run`` of a plug-in algorithm that returned an invalid result,
+2 bad input (unreadable file, schema error, unknown family /
 algorithm / method, a model above the size budget) with a one-line message
 (every schema error listed on the lines below it) and no traceback, 130 Ctrl-C,
 143 SIGTERM; a failing or interrupted command writes no output file.
@@ -295,27 +297,54 @@ def validate(
     instance: Annotated[Path, typer.Argument(help="Instance JSON file.")],
     result: Annotated[Path, typer.Argument(help="Result JSON file.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout instead of text.")] = False,
+    certify: Annotated[bool, typer.Option("--certify", help="Also re-prove the optimality and bound claims: "
+                                          "re-solve small instances exactly, use a lower bound for larger ones. "
+                                          "Exit 1 if a claim is false; 'not certified' (exit 0) when undecided.")] = False,
+    time_limit: Annotated[float, typer.Option("--time-limit", help="Seconds for --certify.")] = 60.0,
 ) -> None:
-    """Check RESULT against INSTANCE: exit 0 if valid, 1 with the violations listed."""
+    """Check RESULT against INSTANCE: exit 0 if valid, 1 with the violations listed (or a claim --certify refutes)."""
+    from edgeopt import certify as certification
+
     inst = api.load(instance)
     spec = api.family_of(inst)
     res = Result.load(str(result))
+    if certify and not (0 < time_limit <= api.MAX_TIME_LIMIT):
+        raise InputError("time_limit", f"must be a number of seconds in (0, {api.MAX_TIME_LIMIT:g}], got {time_limit}")
     violations = spec.check_result(inst, res)
+    claims = certification.claims(spec, res)
+    cert = certification.certify(inst, res, time_limit=time_limit) if certify and not violations else None
+    failed = bool(violations) or (cert is not None and cert.verdict == certification.FALSE)
     if as_json:
-        _print_json({"valid": not violations, "family": res.family, "algorithm": res.algorithm,
-                     "status": res.status.value, "objective": res.objective,
-                     "violations": [{"equation": v.equation, "message": v.message, "job": v.job}
-                                    for v in violations]})
-        if violations:
+        report = {"valid": not violations, "family": res.family, "algorithm": res.algorithm,
+                  "status": res.status.value, "objective": res.objective,
+                  "violations": [{"equation": v.equation, "message": v.message, "job": v.job}
+                                 for v in violations],
+                  "checked": [c.claim for c in claims if c.checked],
+                  "not_checked": [c.claim for c in claims if not c.checked]}
+        if certify:
+            report["certify"] = cert.to_dict() if cert is not None else {  # an invalid result claims falsely
+                "verdict": certification.FALSE, "claims": [], "evidence": ["the result is invalid: see violations"]}
+        _print_json(report)
+        if failed:
             raise typer.Exit(1)
         return
-    if not violations:
+    if violations:
+        out.print(f"invalid: {len(violations)} violation(s)")
+        for v in violations:
+            out.print(f"  {v}")
+    else:
         out.print(f"valid: {res.family}/{res.algorithm}, objective {_fmt(res.objective)}")
-        return
-    out.print(f"invalid: {len(violations)} violation(s)")
-    for v in violations:
-        out.print(f"  {v}")
-    raise typer.Exit(1)
+    out.print("checked: " + "; ".join(c.claim for c in claims if c.checked))
+    unchecked = [c.claim for c in claims if not c.checked]
+    out.print("not checked: " + ("; ".join(unchecked) if unchecked else "none"))
+    if certify and cert is None:
+        out.print("certify: false (the result is invalid)")
+    if cert is not None:
+        out.print(f"certify: {cert.verdict}")
+        for c in cert.claims:
+            out.print(f"  {c.verdict}: {c.claim} ({c.evidence})")
+    if failed:
+        raise typer.Exit(1)
 
 
 @app.command()
@@ -654,6 +683,11 @@ def _is_input_error(exc: BaseException) -> bool:
     errors = sys.modules.get("edgeopt.core.errors")  # raised only once it was imported
     return errors is not None and isinstance(exc, errors.InputError)
 
+
+def _is_model_error(exc: BaseException) -> bool:
+    errors = sys.modules.get("edgeopt.core.errors")
+    return errors is not None and isinstance(exc, errors.ModelError)
+
 from edgeopt.traces import cli as _traces_cli
 
 app.command("download-trace")(_traces_cli.download_trace)
@@ -682,6 +716,9 @@ def main(argv: list[str] | None = None) -> None:
         err.print("terminated")
         sys.exit(143)
     except Exception as exc:
+        if _is_model_error(exc):  # an algorithm returned an invalid result (api.run gives it no status)
+            err.print(f"error: {exc}", markup=False)
+            sys.exit(1)
         if _is_input_error(exc):
             details = exc.details  # type: ignore[attr-defined]
             err.print(f"error: {exc}", markup=False)

@@ -87,3 +87,21 @@ def load_certified(family: str, name: str) -> tuple[Any, dict]:
     inst = api.load(INSTANCES / family / f"{name}.json")
     assert api.family_of(inst).name == family
     return inst, jsonio.read_json(str(INSTANCES / family / f"{name}.optimum.json"), what="optimum")
+
+
+def limit_cpsat_by_work(monkeypatch: pytest.MonkeyPatch, deterministic_s: float = 0.2) -> None:
+    """Make every CP-SAT solve of `formulations.common` stop after ``deterministic_s`` of CP-SAT's
+    deterministic time (its own work units; 0.2 is about 1.5 s of CPU on an idle core) instead of a
+    wall-clock limit, so what it finds does not depend on how busy the machine is (its interleaved
+    search is deterministic). Tests that need "stopped at its limit with an incumbent" use it."""
+    from ortools.sat.python import cp_model
+
+    from formulations import common
+
+    class WorkLimitedSolver(cp_model.CpSolver):
+        def solve(self, model: Any, *args: Any, **kwargs: Any) -> Any:
+            self.parameters.max_deterministic_time = deterministic_s
+            self.parameters.max_time_in_seconds = 600.0  # the work budget, not the clock, ends the search
+            return super().solve(model, *args, **kwargs)
+
+    monkeypatch.setattr(common.cp_model, "CpSolver", WorkLimitedSolver)

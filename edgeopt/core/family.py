@@ -15,6 +15,16 @@ from edgeopt.core.result import Result, Status
 from edgeopt.core.validation import Violation
 from edgeopt.core.views import GanttBar, JobRow, UsageSeries
 
+#: Every `FamilySpec` built so far, by name: a family registers itself when its package is imported.
+_SPECS: dict[str, FamilySpec] = {}
+
+
+def spec_named(name: str) -> FamilySpec:
+    """The `FamilySpec` called ``name``, once its package is imported (InputError otherwise)."""
+    if name not in _SPECS:
+        raise InputError("family", f"family {name!r} is not loaded (import edgeopt.{name} or use edgeopt.api)")
+    return _SPECS[name]
+
 
 @dataclasses.dataclass(frozen=True)
 class FamilySpec:
@@ -33,6 +43,12 @@ class FamilySpec:
         gantt: adapter ``gantt(instance, schedule) -> list[GanttBar]`` for the shared Gantt chart.
         usage: adapter ``usage(instance, schedule) -> list[UsageSeries]`` for the utilisation plot.
         job_rows: adapter ``job_rows(instance, schedule) -> list[JobRow]`` for `Result.to_frame`.
+        job_ids: adapter ``job_ids(instance) -> list[int]``: the ids of every job (task) of the instance.
+        listed_jobs: adapter ``listed_jobs(schedule) -> (scheduled, rejected)``: the ids the schedule
+            schedules, in order and with repetitions (so a job listed twice shows), and the ids it lists
+            as rejected, or None when the family's schedule has no such list (the result's
+            ``extra["rejected"]`` is then the only list). `check_coverage` holds every family to one rule
+            with these two.
     """
 
     name: str
@@ -47,6 +63,17 @@ class FamilySpec:
     gantt: Callable[[Any, Any], list[GanttBar]] | None = None
     usage: Callable[[Any, Any], list[UsageSeries]] | None = None
     job_rows: Callable[[Any, Any], list[JobRow]] | None = None
+    job_ids: Callable[[Any], list[int]] | None = None
+    listed_jobs: Callable[[Any], tuple[list[int], list[int] | None]] | None = None
+
+    def __post_init__(self) -> None:
+        _SPECS[self.name] = self  # so the core finds a family's adapters by name (`spec_named`)
+
+    def ids_of_jobs(self, instance: Any) -> list[int]:
+        """Every job id of ``instance`` (the family's `job_ids` adapter; ``instance.jobs`` positions otherwise)."""
+        if self.job_ids is not None:
+            return list(self.job_ids(instance))
+        return list(range(len(getattr(instance, "jobs", []) or [])))
 
     def parse_instance(self, data: Any) -> pydantic.BaseModel:
         return parse_model(self.instance_type, data, root="instance")
@@ -92,7 +119,9 @@ class FamilySpec:
     def check_result(self, instance: pydantic.BaseModel, result: Result) -> list[Violation]:
         """Every way ``result`` disagrees with ``instance``, i.e. every claim in it that does not hold.
 
-        Checked: the family and instance hash; the schedule against the family's validator; the
+        Checked: the family and instance hash; every job scheduled or rejected exactly once
+        (`check_coverage`); an ``optimal`` claim has a zero gap and an exact producer
+        (`check_optimal_claim`); the schedule against the family's validator; the
         stated objective against the schedule's; the bound (never above the objective, and no
         bound at all from a registered algorithm, which proves nothing); the status (an algorithm
         returns ``feasible`` or ``partial``, ``partial`` lists its rejected jobs, every listed id
@@ -118,6 +147,7 @@ class FamilySpec:
         if result.status == Status.INFEASIBLE:
             out.append(Violation("result", "status infeasible but a schedule is given"))
         schedule = self.parse_schedule(result.schedule)
+        out.extend(self.check_coverage(instance, result, schedule))
         try:
             violations = list(self.validate(instance, schedule))
         except Exception as exc:  # noqa: BLE001 - a schedule the validator cannot read is invalid
@@ -134,10 +164,11 @@ class FamilySpec:
         return out
 
     def _check_claims(self, instance: pydantic.BaseModel, result: Result) -> list[Violation]:
-        from edgeopt.core.registry import registered
+        from edgeopt.core.registry import exact_method_names, registered
 
         out: list[Violation] = []
-        n_jobs = len(getattr(instance, "jobs", []) or [])
+        ids = set(self.ids_of_jobs(instance))
+        n_jobs = len(ids)
         obj, bound = result.objective, result.bound
         if bound is not None and obj is not None and bound > obj + 1e-6 * max(1.0, abs(obj)):
             out.append(Violation("bound", f"bound {bound} is above the objective {obj}: a lower bound cannot be"))
@@ -148,10 +179,17 @@ class FamilySpec:
             if result.status not in (Status.FEASIBLE, Status.PARTIAL):
                 out.append(Violation("status", f"algorithm {result.algorithm!r} cannot claim "
                                                f"{result.status.value} (only feasible or partial)"))
+        if result.status == Status.OPTIMAL:
+            out.extend(check_optimal_claim(result, exact_method_names(self.name), algo is not None))
         rejected = result.rejected
-        unknown = [j for j in rejected if not 0 <= j < n_jobs]
+        unknown = sorted(set(rejected) - ids)
         if unknown:
             out.append(Violation("rejected", f"names jobs that do not exist: {unknown[:5]}"))
+        if len(set(rejected)) != len(rejected):
+            out.append(Violation("rejected", "extra.rejected lists a job more than once"))
+        if "rejected_count" in result.extra and result.extra["rejected_count"] != len(rejected):
+            out.append(Violation("rejected", f"extra.rejected_count is {result.extra['rejected_count']}, "
+                                             f"extra.rejected lists {len(rejected)}"))
         if result.status == Status.PARTIAL and not rejected:
             out.append(Violation("status", "partial but extra.rejected lists no job"))
         if result.status.complete and rejected:
@@ -165,6 +203,88 @@ class FamilySpec:
             else:
                 out.extend(refute_infeasible(self, instance, [j for j in rejected if j not in unknown]))
         return out
+
+    def check_coverage(self, instance: pydantic.BaseModel, result: Result, schedule: Any) -> list[Violation]:
+        """The one rule on jobs, for every family: each job of the instance is scheduled or listed as
+        rejected, never both, never neither, and never twice; the rejected ids in the schedule (where
+        the family's schedule has such a list) and in ``extra["rejected"]`` are the same set.
+
+        With the status rules of `_check_claims` (``optimal``, ``feasible`` and ``time_limit`` reject
+        nothing, ``partial`` rejects at least one job) a result cannot drop a job unnoticed, even with
+        its objective recomputed over the jobs that are left.
+        """
+        if self.listed_jobs is None:
+            return []
+        out: list[Violation] = []
+        ids = set(self.ids_of_jobs(instance))
+        scheduled, in_schedule = self.listed_jobs(schedule)
+        in_extra = result.rejected
+        if in_schedule is not None and sorted(set(in_schedule)) != sorted(set(in_extra)):
+            out.append(Violation("rejected", f"the schedule rejects {_ids(in_schedule)} but extra.rejected "
+                                             f"lists {_ids(in_extra)}: the two must agree"))
+        rejected = set(in_extra) | set(in_schedule or [])
+        counts: dict[int, int] = {}
+        for j in scheduled:
+            counts[j] = counts.get(j, 0) + 1
+        for j in sorted(j for j, k in counts.items() if k > 1)[:20]:
+            out.append(Violation("coverage", f"scheduled {counts[j]} times", j))
+        unknown = sorted(set(counts) - ids)
+        if unknown:
+            out.append(Violation("coverage", f"the schedule names jobs that do not exist: {_ids(unknown)}"))
+        for j in sorted(set(counts) & rejected)[:20]:
+            out.append(Violation("coverage", "both scheduled and rejected", j))
+        missing = sorted(ids - set(counts) - rejected)
+        for j in missing[:20]:
+            out.append(Violation("coverage", "neither scheduled nor listed as rejected", j))
+        if len(missing) > 20:
+            out.append(Violation("coverage", f"{len(missing) - 20} more jobs neither scheduled nor rejected"))
+        return out
+
+
+def ids_of_jobs_list(instance: Any) -> list[int]:
+    """`FamilySpec.job_ids` of a family whose jobs are ``instance.jobs``, each id its position."""
+    return [int(job.id) for job in instance.jobs]
+
+
+def jobs_and_rejected(schedule: Any) -> tuple[list[int], list[int] | None]:
+    """`FamilySpec.listed_jobs` of a family whose schedule has ``jobs`` (each with ``job``) and ``rejected``."""
+    return [int(js.job) for js in schedule.jobs], [int(j) for j in schedule.rejected]
+
+
+def _ids(ids: Sequence[int]) -> str:
+    ids = sorted(set(ids))
+    return str(ids) if len(ids) <= 8 else f"{ids[:8]} and {len(ids) - 8} more"
+
+
+#: Relative tolerance of "zero gap". Exact models stop at a relative gap of 1e-6 (formulations.common.REL_GAP),
+#: and their bound is the solver's while the objective is recomputed from the schedule (the two may differ
+#: by 1e-5 relative before `formulations.common` calls it a defect): 1e-4 covers both with room.
+ZERO_GAP_RTOL = 1e-4
+
+
+def check_optimal_claim(result: Result, exact: set[str] | None, by_algorithm: bool) -> list[Violation]:
+    """What is wrong with an ``optimal`` claim that the result itself shows: optimal means a zero gap (a
+    bound equal to the objective, within `ZERO_GAP_RTOL`) and a result of an exact method. ``exact`` is the
+    family's exact methods (None: unknown, that part is not checked); a registered algorithm is reported
+    by `_check_claims` already. Whether the objective IS the optimum needs a re-solve: ``validate --certify``.
+    """
+    out: list[Violation] = []
+    obj, bound = result.objective, result.bound
+    if obj is None and result.schedule is None:
+        return out  # a bound model solved to optimality (no schedule): its bound is checked as a bound
+    if obj is None:
+        out.append(Violation("optimal", "optimal without an objective"))
+    elif bound is None:
+        out.append(Violation("optimal", "optimal claims a zero gap but states no bound"))
+    elif obj - bound > ZERO_GAP_RTOL * max(1.0, abs(obj)):
+        out.append(Violation("optimal", f"optimal claims a zero gap, but bound {bound} < objective {obj} "
+                                        f"(gap {(obj - bound) / max(1e-12, abs(obj)):.3g})"))
+    if exact is not None and not by_algorithm and result.algorithm not in exact:
+        known = ", ".join(sorted(exact)) or "none"
+        out.append(Violation("optimal", f"{result.algorithm!r} is not an exact method of this family "
+                                        f"(exact: {known}); only an exact method proves optimality"))
+    return out
+
 
 def instance_sha256(instance: pydantic.BaseModel) -> str:
     """Hash of an instance's canonical JSON (what `Result.instance_sha256` holds)."""

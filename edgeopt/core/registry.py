@@ -311,3 +311,25 @@ def lookup(family: str, name: str) -> AlgorithmSpec:
         known = ", ".join(sorted(table)) or "none"
         raise InputError("algorithm", f"unknown algorithm {name!r} for family {family!r} (known: {known})")
     return table[name]
+
+
+#: Where the names of a family's exact methods come from: set by `edgeopt.families` (the exact models live
+#: above the core, in ``formulations``, and the core imports nothing above it).
+_EXACT_PROVIDER: Callable[[str], Any] | None = None
+
+
+def set_exact_methods_provider(provider: Callable[[str], Any] | None) -> None:
+    """Install ``provider(family) -> names of its exact methods`` (done once by `edgeopt.families`)."""
+    global _EXACT_PROVIDER
+    _EXACT_PROVIDER = provider
+
+
+def exact_method_names(family: str) -> set[str] | None:
+    """The names of ``family``'s exact methods (the only producers allowed to claim ``optimal``), or None
+    when no provider is installed (the claim is then not checked)."""
+    if _EXACT_PROVIDER is None:
+        return None
+    try:
+        return {str(n) for n in _EXACT_PROVIDER(family)}
+    except Exception:  # noqa: BLE001 - an unknown family has no exact method to vouch for a claim
+        return None

@@ -156,16 +156,18 @@ class Result:
         """Write the result as compact JSON (``indent=None``); gzip-compressed when ``path`` ends in ``.gz``."""
         jsonio.write_json(path, self.to_dict(), indent=indent)
 
-    def to_frame(self, instance: Any) -> Any:
-        """One row per scheduled job as a pandas DataFrame (see `edgeopt.frames.result_frame`).
+    def to_frame(self, instance: Any, spec: Any = None) -> Any:
+        """One row per scheduled job as a pandas DataFrame (see `edgeopt.core.tables.result_frame`).
 
         Args:
             instance: the instance this result schedules (arrivals and weights live there).
+            spec: the family's `FamilySpec` (its ``job_rows`` adapter); default: the loaded family
+                named ``self.family`` (loaded, since ``instance`` is one of its instances).
         """
-        from edgeopt.families import get_family
-        from edgeopt.frames import result_frame
+        from edgeopt.core.family import spec_named
+        from edgeopt.core.tables import result_frame
 
-        return result_frame(get_family(self.family), instance, self)
+        return result_frame(spec if spec is not None else spec_named(self.family), instance, self)
 
     @classmethod
     def load(cls, path: str) -> Result:

@@ -11,6 +11,7 @@ model + generators), `schedule` (schedule model, validator of program (2), objec
 from __future__ import annotations
 
 from edgeopt.core import FamilySpec, GanttBar, JobRow, UsageSeries
+from edgeopt.core.family import ids_of_jobs_list, jobs_and_rejected
 from edgeopt.core.views import bar_label
 from edgeopt.okita.instance import PRESETS, Instance, generate
 from edgeopt.okita.schedule import Schedule, job_parts, objective, usage_per_slot, validate
@@ -73,6 +74,8 @@ FAMILY = FamilySpec(
     gantt=gantt,
     usage=usage,
     job_rows=job_rows,
+    job_ids=ids_of_jobs_list,
+    listed_jobs=jobs_and_rejected,
 )
 
 # Importing the algorithm modules registers them (edgeopt.core.register).

@@ -21,6 +21,16 @@ from edgeopt.tapfinger.schedule import Schedule, gantt, job_rows, objective, usa
 #: extra (torch, torch-geometric, safetensors) is missing. None once ``online`` is registered.
 ONLINE_PENDING: str | None = "the learned policy needs the rl extra: pip install -e '.[rl]'"
 
+def task_ids(instance: Instance) -> list[int]:
+    """Every task id (ids equal positions in ``tasks``)."""
+    return [int(t.id) for t in instance.tasks]
+
+
+def listed_tasks(schedule: Schedule) -> tuple[list[int], None]:
+    """The placed tasks; a tapfinger schedule has no rejected list (a partial result's ``extra`` holds it)."""
+    return [int(p.task) for p in schedule.placements], None
+
+
 FAMILY = FamilySpec(
     name="tapfinger",
     paper="Li, Zeng, Zhang, Duan, Wu, TapFinger: Task Placement and Fine-Grained Resource Allocation "
@@ -35,6 +45,8 @@ FAMILY = FamilySpec(
     gantt=gantt,
     usage=usage,
     job_rows=job_rows,
+    job_ids=task_ids,
+    listed_jobs=listed_tasks,
 )
 
 # Importing the algorithm module registers the baselines (edgeopt.core.register).
