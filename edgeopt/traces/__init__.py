@@ -7,23 +7,30 @@
 The table's schema (`JOB_COLUMNS`, units in the column names) is documented in `edgeopt.traces.loaders`.
 """
 
-from edgeopt.traces.loaders import (
-    JOB_COLUMNS,
-    JOB_LOADERS,
-    MACHINE_COLUMNS,
-    MACHINE_LOADERS,
-    detect_format,
-    load_alibaba_jobs,
-    load_alibaba_machines,
-    load_helios,
-    load_itp,
-    load_jobs,
-    load_machines,
-    load_philly_jobs,
-    load_philly_machines,
-    shipped_itp_path,
-)
-from edgeopt.traces.select import parse_window, window
+import importlib
+from typing import Any
+
+# The names below are loaded on first use (PEP 562): `edgeopt.cli` registers the trace commands, and
+# importing pandas for them at start-up would make `edgeopt --version` pay for it.
+_WHERE = {
+    **dict.fromkeys(
+        ["JOB_COLUMNS", "JOB_LOADERS", "MACHINE_COLUMNS", "MACHINE_LOADERS", "detect_format",
+         "load_alibaba_jobs", "load_alibaba_machines", "load_helios", "load_itp", "load_jobs",
+         "load_machines", "load_philly_jobs", "load_philly_machines", "shipped_itp_path"],
+        "edgeopt.traces.loaders",
+    ),
+    "parse_window": "edgeopt.traces.select",
+    "window": "edgeopt.traces.select",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _WHERE:
+        raise AttributeError(f"module 'edgeopt.traces' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_WHERE[name]), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "JOB_COLUMNS",

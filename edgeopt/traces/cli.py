@@ -9,7 +9,13 @@ from typing import Annotated
 
 import typer
 
-from edgeopt.core import InputError
+
+
+def _input_error(field: str, message: str) -> Exception:
+    # imported here: `edgeopt.cli` registers these commands and must start without loading edgeopt.core
+    from edgeopt.core.errors import InputError
+
+    return InputError(field, message)
 
 
 def download_trace(
@@ -37,9 +43,9 @@ def trace_stats(
     from edgeopt.traces.stats import trace_stats as compute
 
     if not 0 < bin_hours <= 24 * 365:
-        raise InputError("bin_hours", f"must be in (0, 8760], got {bin_hours}")
+        raise _input_error("bin_hours", f"must be in (0, 8760], got {bin_hours}")
     if plot is not None and plot.suffix.lower() not in (".png", ".pdf", ".svg"):
-        raise InputError("plot", f"{plot.name}: the figure must be .png, .pdf or .svg")
+        raise _input_error("plot", f"{plot.name}: the figure must be .png, .pdf or .svg")
     jobs = load_jobs(trace, fmt)
     stats = compute(jobs, bin_hours * 3600.0)
     if as_json:
@@ -55,7 +61,7 @@ def trace_stats(
             fig.savefig(tmp, dpi=110)
             tmp.replace(plot)
         except OSError as exc:
-            raise InputError("plot", f"cannot write {plot}: {exc.strerror or exc}") from None
+            raise _input_error("plot", f"cannot write {plot}: {exc.strerror or exc}") from None
         finally:
             tmp.unlink(missing_ok=True)
             plt.close(fig)
@@ -72,10 +78,10 @@ def generate_from_trace(family: str, output: Path, trace: Path | None, machines:
 
     api.family(family)  # an unknown family is reported first
     if trace is None:
-        raise InputError("trace", "--machines, --window and --cluster need --trace FILE")
+        raise _input_error("trace", "--machines, --window and --cluster need --trace FILE")
     for name, value in (("preset", preset), ("horizon", horizon)):
         if value is not None:
-            raise InputError(name, f"--{name} does not apply with --trace (the trace sets it)")
+            raise _input_error(name, f"--{name} does not apply with --trace (the trace sets it)")
     from edgeopt.cli import _family_options
 
     options = _family_options(extra)  # trace options of the family (tapfinger: --task-types two)
