@@ -10,7 +10,6 @@ from typing import Annotated
 import typer
 
 
-
 def _input_error(field: str, message: str) -> Exception:
     # imported here: `edgeopt.cli` registers these commands and must start without loading edgeopt.core
     from edgeopt.core.errors import InputError
