@@ -20,7 +20,7 @@ One `step` is one timestep t:
    agent index. Losers see ``conflict_lost`` and ``conflict_winner`` in ``infos``.
 4. The reward of agent n is ``-R_{n,t}``: the tasks associated with n in t (running or paused
    on n, and queued at n including its pending set), counted after the placements of t.
-5. Running tasks progress (`edgeopt.tapfinger.progress`); one whose progress reaches 1 ends at
+5. Running tasks progress (`edgeopt.tapfinger.speedup`); one whose progress reaches 1 ends at
    ``t + 1`` and frees its resources. Then tasks arriving at ``t + 1`` join the queues of every
    cluster in their D_j.
 
@@ -57,7 +57,7 @@ from pettingzoo import ParallelEnv
 
 from edgeopt.core import InputError
 from edgeopt.tapfinger.instance import Instance, capacity_bound, generate
-from edgeopt.tapfinger.progress import DONE, step_gain
+from edgeopt.tapfinger.speedup import DONE, step_gain
 from edgeopt.tapfinger.schedule import Placement, Schedule, Segment
 
 

@@ -11,7 +11,7 @@ r, C_{r,n}           ``resources[r]``, ``clusters[n].capacity[r]`` (integers)
 t_hat_j              ``tasks[j].arrival``
 b_{j,r}              ``tasks[j].min_resources[r]``
 D_j                  ``tasks[j].reachable_clusters``
-phi_j                from the task type's progress model (`edgeopt.tapfinger.progress`)
+phi_j                from the task type's progress model (`edgeopt.tapfinger.speedup`)
 |P_{n,t}|            ``pending_size`` (10)
 ===================  ============================================================
 
@@ -36,7 +36,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from edgeopt.core import InputError
-from edgeopt.tapfinger.progress import ProgressModel, run_duration
+from edgeopt.tapfinger.speedup import ProgressModel, run_duration
 
 PRESETS = ("small", "paper", "paper6", "hetero_clusters")
 
