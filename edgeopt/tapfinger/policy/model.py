@@ -30,7 +30,8 @@ from edgeopt.tapfinger.policy.actor import NEG, PointerActor, ResourceHead, mask
 from edgeopt.tapfinger.policy.config import PolicyConfig
 from edgeopt.tapfinger.policy.critic import Critic
 from edgeopt.tapfinger.policy.encoder import HANEncoder
-from edgeopt.tapfinger.policy.graph import TASK_TYPES, StepGraph, batch, build_graph
+from edgeopt.tapfinger.policy.encoder import Backend
+from edgeopt.tapfinger.policy.graph import TASK_TYPES, GraphArrays, batch, graph_arrays, to_step_graph
 
 
 @dataclasses.dataclass
@@ -40,7 +41,7 @@ class StepInputs:
     agents: list[int]  # agents that decide now (not idle)
     task_mask: np.ndarray  # (N, P) bool
     alloc_mask: np.ndarray  # (N, P, cells) bool
-    graph: StepGraph | None = None  # tapfinger
+    graph: GraphArrays | None = None  # tapfinger
     flat: np.ndarray | None = None  # vanilla_marl, (N, D)
 
 
@@ -78,7 +79,7 @@ def prepare(env: TapFingerEnv, obs: dict[str, Any], infos: dict[str, Any], cfg: 
             agents.append(n)
     inputs = StepInputs(agents, task_mask, alloc.reshape(N, P, -1))
     if cfg.architecture == "tapfinger":
-        inputs.graph = build_graph(env.entities(), pending, cfg)
+        inputs.graph = graph_arrays(env.entities(), pending, cfg)
     else:
         inputs.flat = np.stack([flat_observation(env, obs.get(a), cfg) for a in env.possible_agents])
     return inputs
@@ -110,21 +111,32 @@ def flat_observation(env: TapFingerEnv, o: dict[str, np.ndarray] | None, cfg: Po
 
 
 class TapFingerNet(nn.Module):
-    def __init__(self, cfg: PolicyConfig) -> None:
+    def __init__(self, cfg: PolicyConfig, backend: Backend = "dense") -> None:
         super().__init__()
         self.cfg = cfg
         H = cfg.hidden
-        self.encoder = HANEncoder(cfg)
+        self.encoder = HANEncoder(cfg, backend)
         self.actor = PointerActor(cfg)
         self.resource = ResourceHead(cfg, 2 * H)
         self.critic = Critic(cfg)
+
+    @property
+    def backend(self) -> str:
+        return self.encoder.backend
 
     def encode(self, steps: list[StepInputs], refs: list[tuple[int, int]]) -> dict[str, torch.Tensor]:
         """Per-sample context for samples ``refs`` = (index into ``steps``, agent)."""
         used = sorted({i for i, _ in refs})
         where = {i: u for u, i in enumerate(used)}
-        g = batch([steps[i].graph for i in used])
-        offs = np.cumsum([0] + [len(steps[i].graph.agent_cluster) for i in used])
+        if self.backend == "dense":
+            from edgeopt.tapfinger.policy.dense import stack
+
+            g = stack([steps[i].graph for i in used])
+            b = torch.tensor([where[i] for i, _ in refs], dtype=torch.long)
+            n = torch.tensor([n for _, n in refs], dtype=torch.long)
+            return self.encode_dense(g, b, n)
+        g = batch([to_step_graph(steps[i].graph) for i in used])
+        offs = np.cumsum([0] + [len(steps[i].graph.cluster) for i in used])
         rows = torch.tensor([offs[where[i]] + n for i, n in refs], dtype=torch.long)
         h = self.encoder(g)
         idx = g.agent_pending[rows]  # (B, P)
@@ -132,6 +144,18 @@ class TapFingerNet(nn.Module):
         pend = torch.cat([h["pending"], h["pending"].new_zeros(1, self.cfg.hidden)])[idx.clamp(min=-1)]
         pend = pend * real[..., None]
         cluster = h["cluster"][g.agent_cluster[rows]]
+        return self._context(pend, real, cluster)
+
+    def encode_dense(self, g, b: torch.Tensor, n: torch.Tensor) -> dict[str, torch.Tensor]:
+        """Context of samples (graph ``b[i]`` of the `dense.DenseBatch` ``g``, agent ``n[i]``)."""
+        h = self.encoder(g)
+        idx = g.agent_pending[b, n]  # (S, P)
+        real = idx >= 0
+        pend = h["pending"][b[:, None], idx.clamp(min=0)] * real[..., None]
+        cluster = h["cluster"][b, n]
+        return self._context(pend, real, cluster)
+
+    def _context(self, pend: torch.Tensor, real: torch.Tensor, cluster: torch.Tensor) -> dict[str, torch.Tensor]:
         enc = self.actor(pend, real, cluster)
         return {"han": pend, "enc": enc, "real": real, "cluster": cluster}
 
@@ -173,27 +197,54 @@ class VanillaNet(nn.Module):
         return self.critic(ctx["flat"])
 
 
-def build_model(cfg: PolicyConfig) -> nn.Module:
-    return TapFingerNet(cfg) if cfg.architecture == "tapfinger" else VanillaNet(cfg)
+def build_model(cfg: PolicyConfig, backend: Backend = "dense") -> nn.Module:
+    """The network of ``cfg`` (``backend`` picks the HAN implementation; the weights are the same)."""
+    return TapFingerNet(cfg, backend) if cfg.architecture == "tapfinger" else VanillaNet(cfg)
+
+
+#: logits within this of the maximum count as tied; the argmax takes the first of them (lowest slot or
+#: cell). Identical pending tasks get logits equal up to float rounding, whose last bits depend on the
+#: order of sums (PyG's scatter, the dense batch, the thread count); without a tolerance that noise
+#: alone would decide between them.
+TIE_TOL = 1e-4
+
+
+def first_argmax(logits: torch.Tensor, tol: float = TIE_TOL) -> torch.Tensor:
+    """Index of the first entry within ``tol`` of each row's maximum."""
+    top = logits.max(-1, keepdim=True).values
+    return (logits >= top - tol).to(torch.uint8).argmax(-1)
 
 
 @torch.no_grad()
-def decide(net: nn.Module, step: StepInputs, *, sample: bool, generator: torch.Generator | None = None) -> dict:
-    """Actions of the deciding agents: slot, grid cell, log-probabilities, value, selection probs."""
-    refs = [(0, n) for n in step.agents]
+def decide_many(net: nn.Module, steps: list[StepInputs], *, sample: bool,
+                generator: torch.Generator | None = None) -> list[dict]:
+    """`decide` for several timesteps (of different environments) in one forward pass."""
+    refs = [(i, n) for i, s in enumerate(steps) for n in s.agents]
     if not refs:
-        return {}
-    ctx = net.encode([step], refs)
-    tmask = torch.as_tensor(step.task_mask[step.agents])
+        return [{} for _ in steps]
+    ctx = net.encode(steps, refs)
+    tmask = torch.as_tensor(np.stack([steps[i].task_mask[n] for i, n in refs]))
     tl = net.task_logits(ctx, tmask)
     tprobs = torch.softmax(tl, -1)
-    k = torch.multinomial(tprobs, 1, generator=generator).squeeze(1) if sample else tl.argmax(-1)
-    amask = torch.as_tensor(step.alloc_mask[step.agents, k.numpy()])
+    k = torch.multinomial(tprobs, 1, generator=generator).squeeze(1) if sample else first_argmax(tl)
+    kk = k.numpy()
+    amask = torch.as_tensor(np.stack([steps[i].alloc_mask[n, kk[r]] for r, (i, n) in enumerate(refs)]))
     al = net.alloc_logits(ctx, k, amask)
-    cell = torch.multinomial(torch.softmax(al, -1), 1, generator=generator).squeeze(1) if sample else al.argmax(-1)
+    cell = torch.multinomial(torch.softmax(al, -1), 1, generator=generator).squeeze(1) if sample else first_argmax(al)
     ar = torch.arange(len(k))
-    return {
-        "agents": list(step.agents), "k": k, "cell": cell,
-        "logp_task": torch.log_softmax(tl, -1)[ar, k], "logp_alloc": torch.log_softmax(al, -1)[ar, cell],
-        "value": net.value(ctx), "probs": tprobs.numpy(), "alloc_mask": amask,
-    }
+    logp_task, logp_alloc = torch.log_softmax(tl, -1)[ar, k], torch.log_softmax(al, -1)[ar, cell]
+    value, probs = net.value(ctx), tprobs.numpy()
+    outs, lo = [], 0
+    for s in steps:
+        hi = lo + len(s.agents)
+        outs.append({} if hi == lo else {
+            "agents": list(s.agents), "k": k[lo:hi], "cell": cell[lo:hi], "logp_task": logp_task[lo:hi],
+            "logp_alloc": logp_alloc[lo:hi], "value": value[lo:hi], "probs": probs[lo:hi],
+            "alloc_mask": amask[lo:hi]})
+        lo = hi
+    return outs
+
+
+def decide(net: nn.Module, step: StepInputs, *, sample: bool, generator: torch.Generator | None = None) -> dict:
+    """Actions of the deciding agents: slot, grid cell, log-probabilities, value, selection probs."""
+    return decide_many(net, [step], sample=sample, generator=generator)[0]
