@@ -79,6 +79,9 @@ class TrainConfig(BaseModel):
     eval_seeds: list[int] = [900_000, 900_001]  # validation seeds (never the benchmark's held-out seeds)
     checkpoint_every: int = Field(1, ge=1)  # updates between checkpoints
     threads: int = Field(1, ge=1)  # torch CPU threads (fixed for reproducibility)
+    #: HAN implementation: padded dense (default, faster at these graph sizes) or PyG's sparse HANConv
+    backend: Literal["dense", "pyg"] = "dense"
+    device: Literal["cpu", "cuda"] = "cpu"  # cuda: network and minibatches on the GPU (dense backend)
 
     #: training instance seeds start here; benchmark seeds are small integers, never this large
     train_seed_base: int = 1_000_000

@@ -134,3 +134,20 @@ class DenseHANConv(nn.Module):
             beta = torch.softmax((self.q * mean).sum(-1), dim=0)  # (rel, B)
             result[t] = (beta[:, :, None, None] * z).sum(0)
         return result
+
+
+def select(g: DenseBatch, idx: torch.Tensor) -> DenseBatch:
+    """The sub-batch of graphs ``idx``, its padding trimmed to its own largest graph (real nodes come first)."""
+    mask = {t: v[idx] for t, v in g.mask.items()}
+    size = {t: max(1, int(m.sum(1).max())) for t, m in mask.items()}
+    x = {t: v[idx, : size[t]] for t, v in g.x.items()}
+    mask = {t: m[:, : size[t]] for t, m in mask.items()}
+    adj = {et: a[idx, : size[et[2]], : size[et[0]]] for et, a in g.adj.items()}
+    return DenseBatch(x, mask, adj, g.agent_pending[idx, : size["cluster"]])
+
+
+def to_device(g: DenseBatch, device: torch.device | str) -> DenseBatch:
+    if str(device) == "cpu":
+        return g
+    return DenseBatch({t: v.to(device) for t, v in g.x.items()}, {t: v.to(device) for t, v in g.mask.items()},
+                      {et: a.to(device) for et, a in g.adj.items()}, g.agent_pending.to(device))

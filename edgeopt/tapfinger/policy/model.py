@@ -124,6 +124,10 @@ class TapFingerNet(nn.Module):
     def backend(self) -> str:
         return self.encoder.backend
 
+    @property
+    def proj_device(self) -> torch.device:
+        return self.critic.mlp[0].weight.device
+
     def encode(self, steps: list[StepInputs], refs: list[tuple[int, int]]) -> dict[str, torch.Tensor]:
         """Per-sample context for samples ``refs`` = (index into ``steps``, agent)."""
         used = sorted({i for i, _ in refs})
@@ -131,9 +135,12 @@ class TapFingerNet(nn.Module):
         if self.backend == "dense":
             from edgeopt.tapfinger.policy.dense import stack
 
-            g = stack([steps[i].graph for i in used])
-            b = torch.tensor([where[i] for i, _ in refs], dtype=torch.long)
-            n = torch.tensor([n for _, n in refs], dtype=torch.long)
+            from edgeopt.tapfinger.policy.dense import to_device
+
+            dev = self.proj_device
+            g = to_device(stack([steps[i].graph for i in used]), dev)
+            b = torch.tensor([where[i] for i, _ in refs], dtype=torch.long, device=dev)
+            n = torch.tensor([n for _, n in refs], dtype=torch.long, device=dev)
             return self.encode_dense(g, b, n)
         g = batch([to_step_graph(steps[i].graph) for i in used])
         offs = np.cumsum([0] + [len(steps[i].graph.cluster) for i in used])
@@ -181,11 +188,12 @@ class VanillaNet(nn.Module):
         self.critic = Critic(cfg, dim)
 
     def encode(self, steps: list[StepInputs], refs: list[tuple[int, int]]) -> dict[str, torch.Tensor]:
-        return {"flat": torch.as_tensor(np.stack([steps[i].flat[n] for i, n in refs]))}
+        dev = self.critic.mlp[0].weight.device
+        return {"flat": torch.as_tensor(np.stack([steps[i].flat[n] for i, n in refs])).to(dev)}
 
     def task_logits(self, ctx: dict, task_mask: torch.Tensor) -> torch.Tensor:
         first = task_mask.float().argmax(dim=1)  # FIFO: the earliest pending task with a valid allocation
-        out = torch.full(task_mask.shape, NEG)
+        out = torch.full(task_mask.shape, NEG, device=task_mask.device)
         out[torch.arange(len(first)), first] = 0.0
         return masked_logits(out, task_mask)
 
@@ -222,18 +230,22 @@ def decide_many(net: nn.Module, steps: list[StepInputs], *, sample: bool,
     refs = [(i, n) for i, s in enumerate(steps) for n in s.agents]
     if not refs:
         return [{} for _ in steps]
+    dev = next(net.parameters()).device
     ctx = net.encode(steps, refs)
-    tmask = torch.as_tensor(np.stack([steps[i].task_mask[n] for i, n in refs]))
+    tmask = torch.as_tensor(np.stack([steps[i].task_mask[n] for i, n in refs])).to(dev)
     tl = net.task_logits(ctx, tmask)
     tprobs = torch.softmax(tl, -1)
-    k = torch.multinomial(tprobs, 1, generator=generator).squeeze(1) if sample else first_argmax(tl)
+    # sampling draws on the CPU generator (the rollout's seeded stream), whatever the device
+    k = torch.multinomial(tprobs.cpu(), 1, generator=generator).squeeze(1) if sample else first_argmax(tl).cpu()
     kk = k.numpy()
     amask = torch.as_tensor(np.stack([steps[i].alloc_mask[n, kk[r]] for r, (i, n) in enumerate(refs)]))
-    al = net.alloc_logits(ctx, k, amask)
-    cell = torch.multinomial(torch.softmax(al, -1), 1, generator=generator).squeeze(1) if sample else first_argmax(al)
+    al = net.alloc_logits(ctx, k.to(dev), amask.to(dev))
+    cell = (torch.multinomial(torch.softmax(al, -1).cpu(), 1, generator=generator).squeeze(1) if sample
+            else first_argmax(al).cpu())
     ar = torch.arange(len(k))
-    logp_task, logp_alloc = torch.log_softmax(tl, -1)[ar, k], torch.log_softmax(al, -1)[ar, cell]
-    value, probs = net.value(ctx), tprobs.numpy()
+    logp_task = torch.log_softmax(tl, -1).cpu()[ar, k]
+    logp_alloc = torch.log_softmax(al, -1).cpu()[ar, cell]
+    value, probs = net.value(ctx).cpu(), tprobs.cpu().numpy()
     outs, lo = [], 0
     for s in steps:
         hi = lo + len(s.agents)
