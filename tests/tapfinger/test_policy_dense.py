@@ -27,10 +27,13 @@ def _one_thread():
 CFG = PolicyConfig(hidden=16, han_layers=2, han_heads=2, pointer_layers=1, pointer_heads=2, mlp_hidden=32)
 
 
-def _pair(seed: int):
+PAPER = CFG.model_copy(update={"actor_per_agent": True, "critic": "central"})
+
+
+def _pair(seed: int, cfg: PolicyConfig = CFG):
     torch.manual_seed(seed)
-    pyg = build_model(CFG, "pyg")
-    dense = build_model(CFG, "dense")
+    pyg = build_model(cfg, "pyg")
+    dense = build_model(cfg, "dense")
     dense.load_state_dict(pyg.state_dict())  # the same weights: the parameter names and shapes agree
     return pyg.eval(), dense.eval()
 
@@ -55,9 +58,9 @@ def _steps(seed: int, clusters: int, n: int) -> list:
     return out
 
 
-@pytest.mark.parametrize("seed,clusters", [(0, 3), (1, 6), (2, 2)])
-def test_dense_han_equals_pyg_han_on_the_same_weights(seed, clusters):
-    pyg, dense = _pair(seed)
+@pytest.mark.parametrize("seed,clusters,cfg", [(0, 3, CFG), (1, 6, CFG), (2, 2, CFG), (3, 6, PAPER)])
+def test_dense_han_equals_pyg_han_on_the_same_weights(seed, clusters, cfg):
+    pyg, dense = _pair(seed, cfg)
     for step in _steps(seed, clusters, 25):
         refs = [(0, n) for n in range(len(step.graph.cluster))]
         with torch.no_grad():
@@ -188,3 +191,27 @@ def test_lockstep_rollouts_keep_every_episode_valid():
     assert len(stats) == 3 and all(s["unfinished"] == 0 and s["invalid_actions"] == 0 for s in stats)
     assert sum(s["conflicts_lost"] for s in stats) == sum(s["m"] == 0.0 for s in samples)
     assert {s["step"] for s in samples} <= set(range(len(steps)))
+
+
+def test_paper_architecture_trains_and_its_parts_are_separate(tmp_path):
+    from edgeopt.tapfinger.policy.trainer import Trainer
+
+    tr = Trainer(_tiny_train(policy=PAPER), tmp_path)
+    rows = []
+    tr.run(max_updates=2, on_update=rows.append)
+    assert all(np.isfinite(r["loss"]) and r["invalid_actions"] == 0 for r in rows)
+    names = dict(tr.net.named_parameters())
+    assert "actors.5.v.weight" in names and "actor.v.weight" not in names  # one actor per agent (max 6)
+    assert names["critic.mlp.0.weight"].shape[1] == (6 * CFG.pending_size + 1) * CFG.hidden  # all pending sets
+    # agent 0 and agent 1 decide with different weights after training on both
+    assert not torch.equal(names["actors.0.v.weight"], names["actors.1.v.weight"])
+
+
+def test_paper_durations_option_gives_2_to_17_timesteps():
+    from edgeopt.tapfinger.speedup import run_duration
+    from edgeopt.tapfinger.policy.trainer import training_instance
+
+    for durations, slow in (("code", 21), ("paper", 17)):
+        inst = training_instance(_tiny_train(sensitive_durations=durations), 0)
+        model = next(t.progress for t in inst.task_types if t.progress.kind == "sensitive")
+        assert [run_duration(model, 1, g, inst.timestep_seconds) for g in (1, 16)] == [slow, 2]

@@ -46,6 +46,33 @@ class DenseBatch:
     agent_pending: torch.Tensor  # (B, n_cluster, P) long, -1 = padded slot
 
 
+@dataclasses.dataclass
+class Packing:
+    """Where the real nodes of a `DenseBatch` sit: per type, their flat padded positions (graph-major,
+    the packed order), their graph, each graph's node count and first packed index. Per-node layers
+    (projections, layer norms) run on the packed rows only, so padding costs nothing there."""
+
+    pos: dict[str, torch.Tensor]  # (N_t,) index into the flattened (B * n_t) padded rows
+    graph: dict[str, torch.Tensor]  # (N_t,) graph of each packed node
+    count: dict[str, torch.Tensor]  # (B,) real nodes per graph
+    offset: dict[str, torch.Tensor]  # (B,) packed index of each graph's first node
+
+
+def packing(g: DenseBatch) -> Packing:
+    pos, graph, count, offset = {}, {}, {}, {}
+    for t, m in g.mask.items():
+        pos[t] = m.reshape(-1).nonzero().squeeze(1)
+        graph[t] = torch.div(pos[t], m.shape[1], rounding_mode="floor")
+        count[t] = m.sum(1)
+        offset[t] = torch.cumsum(count[t], 0) - count[t]
+    return Packing(pos, graph, count, offset)
+
+
+def packed(g: DenseBatch, pk: Packing) -> dict[str, torch.Tensor]:
+    """Each type's node features as packed rows (N_t, features)."""
+    return {t: v.reshape(-1, v.shape[-1])[pk.pos[t]] for t, v in g.x.items()}
+
+
 def stack(graphs: list[GraphArrays]) -> DenseBatch:
     """Pad and stack graphs (every type padded to at least one node, masked)."""
     B = len(graphs)
@@ -105,15 +132,27 @@ class DenseHANConv(nn.Module):
             _glorot(p)
         _glorot(self.q)
 
-    def forward(self, h: dict[str, torch.Tensor], g: DenseBatch) -> dict[str, torch.Tensor]:
+    @staticmethod
+    def _pad(v: torch.Tensor, g: DenseBatch, pk: Packing, t: str) -> torch.Tensor:
+        """Packed rows (N_t, ...) laid out padded (B, n_t, ...), zeros in the padding."""
+        B, n = g.mask[t].shape
+        return v.new_zeros(B * n, *v.shape[1:]).index_copy(0, pk.pos[t], v).view(B, n, *v.shape[1:])
+
+    def forward(self, h: dict[str, torch.Tensor], g: DenseBatch, pk: Packing) -> dict[str, torch.Tensor]:
+        """``h``: packed node embeddings per type (N_t, hidden); returns the same layout."""
         Hh, C = self.heads, self.out_channels
-        xs = {t: self.proj[t](v).view(v.shape[0], v.shape[1], Hh, C // Hh) for t, v in h.items()}
+        xp, xs = {}, {}
+        for t, v in h.items():  # project the real nodes, then lay them out padded for the attention
+            xp[t] = self.proj[t](v).view(-1, Hh, C // Hh)
+            xs[t] = self._pad(xp[t], g, pk, t)
+
         outs: dict[str, list[torch.Tensor]] = {t: [] for t in NODE_TYPES}
         for et in EDGE_TYPES:
             src, _, dst = et
             key = "__".join(et)
-            a_src = (xs[src] * self.lin_src[key]).sum(-1)  # (B, n_src, heads)
-            a_dst = (xs[dst] * self.lin_dst[key]).sum(-1)  # (B, n_dst, heads)
+            # attention scores of the real nodes, then padded (B, n, heads)
+            a_src = self._pad((xp[src] * self.lin_src[key]).sum(-1), g, pk, src)
+            a_dst = self._pad((xp[dst] * self.lin_dst[key]).sum(-1), g, pk, dst)
             e = F.leaky_relu(a_dst[:, :, None, :] + a_src[:, None, :, :], 0.2)  # (B, n_dst, n_src, heads)
             adj = g.adj[et][..., None]
             e = e.masked_fill(~adj, float("-inf"))
@@ -121,18 +160,19 @@ class DenseHANConv(nn.Module):
             m = m.masked_fill(torch.isinf(m), 0.0)  # a node without in-neighbours: all weights 0
             p = torch.exp(e - m)
             p = p / (p.sum(2, keepdim=True) + 1e-16)  # PyG's softmax adds the same 1e-16
-            z = torch.einsum("bdsh,bshk->bdhk", p, xs[src]).reshape(p.shape[0], p.shape[1], C)
+            z = torch.einsum("bdsh,bshk->bdhk", p, xs[src]).reshape(-1, C)[pk.pos[dst]]
             outs[dst].append(F.relu(z))
         result = {}
         for t, zs in outs.items():
             if len(zs) == 1:  # softmax over one relation is exactly 1
                 result[t] = zs[0]
                 continue
-            z = torch.stack(zs)  # (rel, B, n, C)
-            w = g.mask[t].to(z.dtype)[None, :, :, None]
-            mean = (torch.tanh(self.k_lin(z)) * w).sum(2) / w.sum(2).clamp(min=1.0)  # per graph (rel, B, C)
+            z = torch.stack(zs)  # (rel, N_t, C)
+            B = g.mask[t].shape[0]
+            total = z.new_zeros(len(zs), B, C).index_add_(1, pk.graph[t], torch.tanh(self.k_lin(z)))
+            mean = total / pk.count[t].clamp(min=1).to(z.dtype)[None, :, None]  # per graph (rel, B, C)
             beta = torch.softmax((self.q * mean).sum(-1), dim=0)  # (rel, B)
-            result[t] = (beta[:, :, None, None] * z).sum(0)
+            result[t] = (beta[:, pk.graph[t], None] * z).sum(0)
         return result
 
 

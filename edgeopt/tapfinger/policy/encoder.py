@@ -49,10 +49,16 @@ class HANEncoder(nn.Module):
         self.norms = nn.ModuleList([nn.ModuleDict({t: nn.LayerNorm(H) for t in NODE_TYPES})
                                     for _ in range(cfg.han_layers)])
 
-    def forward(self, g) -> dict[str, torch.Tensor]:
-        """Node embeddings per type: (nodes, H) for a PyG `StepGraph`, (B, nodes, H) for a `DenseBatch`."""
-        h = {t: torch.relu(self.proj[t](g.x[t])) for t in NODE_TYPES}
+    def forward(self, g, pk=None) -> dict[str, torch.Tensor]:
+        """Node embeddings per type (nodes, H): of a PyG `StepGraph`, or the packed real nodes of a
+        `DenseBatch` (``pk``: its `dense.Packing`)."""
+        if self.backend == "pyg":
+            h = {t: torch.relu(self.proj[t](g.x[t])) for t in NODE_TYPES}
+        else:
+            from edgeopt.tapfinger.policy.dense import packed
+
+            h = {t: torch.relu(self.proj[t](v)) for t, v in packed(g, pk).items()}
         for conv, norm in zip(self.layers, self.norms, strict=True):
-            out = conv(h, g.edges) if self.backend == "pyg" else conv(h, g)
+            out = conv(h, g.edges) if self.backend == "pyg" else conv(h, g, pk)
             h = {t: norm[t](h[t] + (out[t] if out.get(t) is not None else 0.0)) for t in NODE_TYPES}
         return h

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 from edgeopt.core import InputError
@@ -29,8 +30,7 @@ from edgeopt.tapfinger.env import TapFingerEnv
 from edgeopt.tapfinger.policy.actor import NEG, PointerActor, ResourceHead, masked_logits
 from edgeopt.tapfinger.policy.config import PolicyConfig
 from edgeopt.tapfinger.policy.critic import Critic
-from edgeopt.tapfinger.policy.encoder import HANEncoder
-from edgeopt.tapfinger.policy.encoder import Backend
+from edgeopt.tapfinger.policy.encoder import Backend, HANEncoder
 from edgeopt.tapfinger.policy.graph import TASK_TYPES, GraphArrays, batch, graph_arrays, to_step_graph
 
 
@@ -56,6 +56,9 @@ def check_env(env: TapFingerEnv, cfg: PolicyConfig) -> None:
     if env.cmax > cfg.max_cpu or env.gmax > cfg.max_gpu:
         raise InputError("instance.clusters", f"capacity ({env.cmax}, {env.gmax}) exceeds the policy's "
                          f"allocation grid ({cfg.max_cpu}, {cfg.max_gpu})")
+    if (cfg.actor_per_agent or cfg.critic == "central") and env.N > cfg.max_clusters:
+        raise InputError("instance.clusters", f"the policy has actors or a critic for at most {cfg.max_clusters} "
+                         f"clusters, got {env.N}")
     if env.K > TASK_TYPES:
         raise InputError("instance.task_types", f"the policy encodes at most {TASK_TYPES} task types, got {env.K}")
 
@@ -116,9 +119,14 @@ class TapFingerNet(nn.Module):
         self.cfg = cfg
         H = cfg.hidden
         self.encoder = HANEncoder(cfg, backend)
-        self.actor = PointerActor(cfg)
-        self.resource = ResourceHead(cfg, 2 * H)
-        self.critic = Critic(cfg)
+        if cfg.actor_per_agent:  # the paper's: agent n's own pointer and resource head
+            self.actors = nn.ModuleList([PointerActor(cfg) for _ in range(cfg.max_clusters)])
+            self.resources = nn.ModuleList([ResourceHead(cfg, 2 * H) for _ in range(cfg.max_clusters)])
+        else:
+            self.actor = PointerActor(cfg)
+            self.resource = ResourceHead(cfg, 2 * H)
+        sets = cfg.max_clusters if cfg.critic == "central" else 1
+        self.critic = Critic(cfg, (sets * cfg.pending_size + 1) * H)
 
     @property
     def backend(self) -> str:
@@ -133,9 +141,7 @@ class TapFingerNet(nn.Module):
         used = sorted({i for i, _ in refs})
         where = {i: u for u, i in enumerate(used)}
         if self.backend == "dense":
-            from edgeopt.tapfinger.policy.dense import stack
-
-            from edgeopt.tapfinger.policy.dense import to_device
+            from edgeopt.tapfinger.policy.dense import stack, to_device
 
             dev = self.proj_device
             g = to_device(stack([steps[i].graph for i in used]), dev)
@@ -151,30 +157,71 @@ class TapFingerNet(nn.Module):
         pend = torch.cat([h["pending"], h["pending"].new_zeros(1, self.cfg.hidden)])[idx.clamp(min=-1)]
         pend = pend * real[..., None]
         cluster = h["cluster"][g.agent_cluster[rows]]
-        return self._context(pend, real, cluster)
+        agent = torch.tensor([n for _, n in refs], dtype=torch.long)
+        every = None
+        if self.cfg.critic == "central":  # every agent's pending set of the sample's graph
+            M = self.cfg.max_clusters
+            sizes = [len(steps[i].graph.cluster) for i, _ in refs]
+            all_rows = torch.tensor([[offs[where[i]] + m if m < sz else -1 for m in range(M)]
+                                     for (i, _), sz in zip(refs, sizes, strict=True)], dtype=torch.long)
+            ia = torch.where(all_rows[..., None] >= 0, g.agent_pending[all_rows.clamp(min=0)], -1)  # (S, M, P)
+            every = torch.cat([h["pending"], h["pending"].new_zeros(1, self.cfg.hidden)])[ia]
+        return self._context(pend, real, cluster, agent, every)
 
     def encode_dense(self, g, b: torch.Tensor, n: torch.Tensor) -> dict[str, torch.Tensor]:
         """Context of samples (graph ``b[i]`` of the `dense.DenseBatch` ``g``, agent ``n[i]``)."""
-        h = self.encoder(g)
-        idx = g.agent_pending[b, n]  # (S, P)
-        real = idx >= 0
-        pend = h["pending"][b[:, None], idx.clamp(min=0)] * real[..., None]
-        cluster = h["cluster"][b, n]
-        return self._context(pend, real, cluster)
+        from edgeopt.tapfinger.policy.dense import packing
 
-    def _context(self, pend: torch.Tensor, real: torch.Tensor, cluster: torch.Tensor) -> dict[str, torch.Tensor]:
-        enc = self.actor(pend, real, cluster)
-        return {"han": pend, "enc": enc, "real": real, "cluster": cluster}
+        pk = packing(g)
+        h = self.encoder(g, pk)
+        idx = g.agent_pending[b, n]  # (S, P), node index within the graph
+        real = idx >= 0
+        # padded slots read an appended zero row (as the PyG path does)
+        hp = torch.cat([h["pending"], h["pending"].new_zeros(1, h["pending"].shape[1])])
+        pend = hp[torch.where(real, pk.offset["pending"][b][:, None] + idx, len(hp) - 1)]
+        cluster = h["cluster"][pk.offset["cluster"][b] + n]
+        every = None
+        if self.cfg.critic == "central":  # every agent's pending set of the sample's graph, padded to max_clusters
+            ia = g.agent_pending[b]  # (S, C, P)
+            every = hp[torch.where(ia >= 0, pk.offset["pending"][b][:, None, None] + ia, len(hp) - 1)]
+            every = F.pad(every, (0, 0, 0, 0, 0, self.cfg.max_clusters - every.shape[1]))
+        return self._context(pend, real, cluster, n, every)
+
+    def _context(self, pend: torch.Tensor, real: torch.Tensor, cluster: torch.Tensor, agent: torch.Tensor,
+                 every: torch.Tensor | None = None) -> dict[str, torch.Tensor]:
+        ctx = {"han": pend, "real": real, "cluster": cluster, "agent": agent, "every": every}
+        if self.cfg.actor_per_agent:
+            ctx["enc"] = self._per_agent(self.actors, agent, lambda m, i: m(pend[i], real[i], cluster[i]))
+        else:
+            ctx["enc"] = self.actor(pend, real, cluster)
+        return ctx
+
+    @staticmethod
+    def _per_agent(mods: nn.ModuleList, agent: torch.Tensor, fn) -> torch.Tensor:
+        """Rows of ``fn(mods[a], rows of agent a)`` for every agent a present, in sample order."""
+        out = None
+        for a in torch.unique(agent).tolist():
+            rows = (agent == a).nonzero().squeeze(1)
+            y = fn(mods[a], rows)
+            out = y.new_zeros((len(agent), *y.shape[1:])) if out is None else out
+            out = out.index_copy(0, rows, y)
+        return out
 
     def task_logits(self, ctx: dict, task_mask: torch.Tensor) -> torch.Tensor:
+        if self.cfg.actor_per_agent:
+            return self._per_agent(self.actors, ctx["agent"],
+                                   lambda m, i: m.pointer(ctx["enc"][i], ctx["real"][i], task_mask[i]))
         return self.actor.pointer(ctx["enc"], ctx["real"], task_mask)
 
     def alloc_logits(self, ctx: dict, k: torch.Tensor, alloc_mask: torch.Tensor) -> torch.Tensor:
-        hk = ctx["enc"][torch.arange(len(k)), k]
-        return self.resource(torch.cat([hk, ctx["cluster"]], -1), alloc_mask)
+        x = torch.cat([ctx["enc"][torch.arange(len(k), device=k.device), k], ctx["cluster"]], -1)
+        if self.cfg.actor_per_agent:
+            return self._per_agent(self.resources, ctx["agent"], lambda m, i: m(x[i], alloc_mask[i]))
+        return self.resource(x, alloc_mask)
 
     def value(self, ctx: dict) -> torch.Tensor:
-        return self.critic(torch.cat([ctx["han"].flatten(1), ctx["cluster"]], -1))
+        sets = ctx["every"] if self.cfg.critic == "central" else ctx["han"]
+        return self.critic(torch.cat([sets.flatten(1), ctx["cluster"]], -1))
 
 
 class VanillaNet(nn.Module):
