@@ -94,7 +94,7 @@ def main(argv: list[str] | None = None) -> None:
            "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
            "rows": rows}
     if args.out:
-        path = result_path(args.out, "tapfinger_train_speed")
+        path = result_path(args.out, "tapfinger_train_speed.json")
         path.write_text(json.dumps(doc, indent=2) + "\n")
         print(f"wrote {path}")
 
