@@ -15,7 +15,7 @@ Both HAN backends (``dense``, the default, and PyG's sparse ``pyg``) are measure
 ``--backend`` names one. ``--device cuda`` runs the networks on a GPU (dense backend); the CPU
 figures are what the targets (`reduced` >= 2,000 decisions/s on 2 cores, `full` >= 200/s) refer to.
 
-    python benchmarks/tapfinger_train_speed.py --out benchmarks/results
+    python benchmarks/tapfinger_train_speed.py --envs 0,4 --updates 1 --out benchmarks/results
     python benchmarks/tapfinger_train_speed.py --configs full --device cuda --updates 3
 """
 
@@ -72,7 +72,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--configs", default="reduced,full", help="comma-separated configuration names or files")
     ap.add_argument("--backend", choices=["dense", "pyg", "both"], default="both")
     ap.add_argument("--updates", type=int, default=2, help="measured updates per configuration")
-    ap.add_argument("--envs", type=int, default=None, help="environments in lockstep (default: the config's)")
+    ap.add_argument("--envs", default=None, help="environments in lockstep, one value or one per config "
+                    "(comma-separated; 0 or omitted: the config's)")
     ap.add_argument("--batch-size", type=int, default=None, help="minibatch size (default: the config's)")
     ap.add_argument("--threads", type=int, default=1, help="torch CPU threads")
     ap.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
@@ -80,11 +81,14 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     backends = ["dense", "pyg"] if args.backend == "both" else [args.backend]
     rows = []
-    for config in args.configs.split(","):
+    configs = args.configs.split(",")
+    envs = [int(e) for e in args.envs.split(",")] if args.envs else [0]
+    envs = envs * len(configs) if len(envs) == 1 else envs
+    for config, n_envs in zip(configs, envs, strict=True):
         for backend in backends:
             if args.device == "cuda" and backend == "pyg":
                 continue
-            row = measure(config, backend, updates=args.updates, envs=args.envs, threads=args.threads,
+            row = measure(config, backend, updates=args.updates, envs=n_envs or None, threads=args.threads,
                           device=args.device, batch_size=args.batch_size)
             rows.append(row)
             print(json.dumps(row))
