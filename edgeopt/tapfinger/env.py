@@ -58,9 +58,8 @@ from pettingzoo import ParallelEnv
 
 from edgeopt.core import InputError
 from edgeopt.tapfinger.instance import Instance, capacity_bound, generate
-from edgeopt.tapfinger.speedup import DONE, step_gain
 from edgeopt.tapfinger.schedule import Placement, Schedule, Segment
-
+from edgeopt.tapfinger.speedup import DONE, step_gain
 
 #: relative tolerance under which two conflict scores of eq. (11) count as equal
 TIE_TOL = 1e-6

@@ -16,7 +16,8 @@ from edgeopt.tapfinger.policy.config import PolicyConfig
 from edgeopt.tapfinger.policy.dense import stack
 from edgeopt.tapfinger.policy.model import build_model, decide, decide_many, first_argmax, prepare
 from edgeopt.tapfinger.policy.registry import SHIPPED, available, run_learned
-from edgeopt.tapfinger.policy.runner import to_decision, torch_threads
+from edgeopt.tapfinger.policy.runner import torch_threads
+
 
 @pytest.fixture(autouse=True)
 def _one_thread():
@@ -208,8 +209,8 @@ def test_paper_architecture_trains_and_its_parts_are_separate(tmp_path):
 
 
 def test_paper_durations_option_gives_2_to_17_timesteps():
-    from edgeopt.tapfinger.speedup import run_duration
     from edgeopt.tapfinger.policy.trainer import training_instance
+    from edgeopt.tapfinger.speedup import run_duration
 
     for durations, slow in (("code", 21), ("paper", 17)):
         inst = training_instance(_tiny_train(sensitive_durations=durations), 0)
