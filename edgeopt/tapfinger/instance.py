@@ -130,7 +130,7 @@ class Instance(BaseModel):
         key = ("noise", task)
         if key not in self._cache:
             rng = np.random.default_rng([self.noise_seed, task])
-            self._cache[key] = tuple(float(u) for u in rng.uniform(-self.noise, self.noise, self.horizon))
+            self._cache[key] = tuple(rng.uniform(-self.noise, self.noise, self.horizon).tolist())  # Python floats
         return self._cache[key]
 
     def duration(self, task: int, cpu: int, gpu: int) -> int:
