@@ -206,7 +206,7 @@ class OptimusPolicy:
         self.last: dict[int, tuple[float, tuple[int, ...], int]] = {}
         cmax, gmax = env.cmax, env.gmax
         for typ, tt in enumerate(inst.task_types):  # pre-run profiling at progress 0
-            from edgeopt.tapfinger.progress import step_gain
+            from edgeopt.tapfinger.speedup import step_gain
 
             for c in sorted({2, 4, 8, cmax}):
                 for g in sorted({1, 2, 4, 8, gmax}):

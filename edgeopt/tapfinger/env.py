@@ -17,10 +17,11 @@ One `step` is one timestep t:
    entry when ``selection_probs`` are given to `step`, and otherwise the documented fallback
    ``1 / |P_{n,t}|`` (uniform over its real pending entries). ``Pr(n)`` is proportional to how
    many copies of the task's minimum fit in the agent's free resources. Ties go to the lowest
-   agent index. Losers see ``conflict_lost`` and ``conflict_winner`` in ``infos``.
+   agent index (scores within a relative 1e-6 count as tied). Losers see ``conflict_lost`` and
+   ``conflict_winner`` in ``infos``.
 4. The reward of agent n is ``-R_{n,t}``: the tasks associated with n in t (running or paused
    on n, and queued at n including its pending set), counted after the placements of t.
-5. Running tasks progress (`edgeopt.tapfinger.progress`); one whose progress reaches 1 ends at
+5. Running tasks progress (`edgeopt.tapfinger.speedup`); one whose progress reaches 1 ends at
    ``t + 1`` and frees its resources. Then tasks arriving at ``t + 1`` join the queues of every
    cluster in their D_j.
 
@@ -57,8 +58,11 @@ from pettingzoo import ParallelEnv
 
 from edgeopt.core import InputError
 from edgeopt.tapfinger.instance import Instance, capacity_bound, generate
-from edgeopt.tapfinger.progress import DONE, step_gain
 from edgeopt.tapfinger.schedule import Placement, Schedule, Segment
+from edgeopt.tapfinger.speedup import DONE, step_gain
+
+#: relative tolerance under which two conflict scores of eq. (11) count as equal
+TIE_TOL = 1e-6
 
 
 @dataclasses.dataclass
@@ -247,7 +251,9 @@ class TapFingerEnv(ParallelEnv):
             else:
                 p_j = 1.0 / max(1, min(self.P, len(self.queues[n])))
             score = p_j * fits
-            if score > best_score:
+            # scores within a relative TIE_TOL are equal (ties to the lowest agent index): a policy's
+            # probabilities for identical situations differ only in float rounding, which must not decide
+            if best is None or score > best_score * (1.0 + TIE_TOL):
                 best, best_score = cand, score
         return best
 

@@ -11,7 +11,7 @@ r, C_{r,n}           ``resources[r]``, ``clusters[n].capacity[r]`` (integers)
 t_hat_j              ``tasks[j].arrival``
 b_{j,r}              ``tasks[j].min_resources[r]``
 D_j                  ``tasks[j].reachable_clusters``
-phi_j                from the task type's progress model (`edgeopt.tapfinger.progress`)
+phi_j                from the task type's progress model (`edgeopt.tapfinger.speedup`)
 |P_{n,t}|            ``pending_size`` (10)
 ===================  ============================================================
 
@@ -36,7 +36,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from edgeopt.core import InputError
-from edgeopt.tapfinger.progress import ProgressModel, run_duration
+from edgeopt.tapfinger.speedup import ProgressModel, run_duration
 
 PRESETS = ("small", "paper", "paper6", "hetero_clusters")
 
@@ -130,7 +130,7 @@ class Instance(BaseModel):
         key = ("noise", task)
         if key not in self._cache:
             rng = np.random.default_rng([self.noise_seed, task])
-            self._cache[key] = tuple(float(u) for u in rng.uniform(-self.noise, self.noise, self.horizon))
+            self._cache[key] = tuple(rng.uniform(-self.noise, self.noise, self.horizon).tolist())  # Python floats
         return self._cache[key]
 
     def duration(self, task: int, cpu: int, gpu: int) -> int:

@@ -15,7 +15,7 @@ How the validator reads the constraints (the environment and the exact models re
   holds resources of the cluster it was placed on.
 * (5) per cluster, resource and timestep, the allocations of the tasks running then fit.
 * (6) ``start >= arrival``; "T": ``end <= horizon``.
-* "phi": the task's progress, simulated with `edgeopt.tapfinger.progress` (the instance's noise
+* "phi": the task's progress, simulated with `edgeopt.tapfinger.speedup` (the instance's noise
   realisation included; a segment after the first pays the switch overhead in its first
   timestep), reaches 1 exactly in the last timestep before ``end``.
 
@@ -32,7 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from edgeopt.core import GanttBar, JobRow, UsageSeries, Violation
 from edgeopt.core.views import bar_label
 from edgeopt.tapfinger.instance import Instance
-from edgeopt.tapfinger.progress import DONE, step_gain
+from edgeopt.tapfinger.speedup import DONE, step_gain
 
 
 class Segment(BaseModel):

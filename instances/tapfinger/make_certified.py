@@ -12,7 +12,7 @@ from pathlib import Path
 
 from edgeopt.tapfinger import generate
 from edgeopt.tapfinger.instance import ProgressModel, TaskType
-from edgeopt.tapfinger.progress import read_progress_table
+from edgeopt.tapfinger.speedup import read_progress_table
 from formulations.common import write_certified
 from formulations.tapfinger import METHODS, start_rate_bound
 

@@ -105,7 +105,7 @@ def test_posterior_is_bayes_rule():
 
 
 def test_resumed_run_equals_uninterrupted_run(tmp_path):
-    cfg = tiny(total_steps=10_000, eval_every=100)
+    cfg = tiny(total_steps=10_000, eval_every=100, num_envs=2)  # two environments in lockstep
     a = Trainer(cfg, tmp_path / "a")
     a.run(max_updates=3)
     b = Trainer(cfg, tmp_path / "b")

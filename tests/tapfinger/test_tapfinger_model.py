@@ -10,8 +10,8 @@ import pytest
 from edgeopt.core import InputError
 from edgeopt.tapfinger import FAMILY, generate
 from edgeopt.tapfinger.instance import Instance
-from edgeopt.tapfinger.progress import ProgressModel, read_progress_table, run_duration
 from edgeopt.tapfinger.schedule import Placement, Schedule, Segment, validate
+from edgeopt.tapfinger.speedup import ProgressModel, read_progress_table, run_duration
 
 EXAMPLE_TABLE = Path(__file__).resolve().parents[2] / "instances" / "tapfinger" / "example_progress_table.csv"
 

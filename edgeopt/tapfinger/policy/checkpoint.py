@@ -65,8 +65,10 @@ def read_card(directory: str | Path) -> dict[str, Any]:
     return json.loads(p.read_text())
 
 
-def load(directory: str | Path, expected: PolicyConfig | None = None) -> tuple[torch.nn.Module, PolicyConfig, dict]:
-    """The network stored in ``directory``; refuses a card whose configuration differs from ``expected``."""
+def load(directory: str | Path, expected: PolicyConfig | None = None,
+         backend: str = "dense") -> tuple[torch.nn.Module, PolicyConfig, dict]:
+    """The network stored in ``directory`` (HAN ``backend`` ``dense`` or ``pyg``: same weights); refuses a
+    card whose configuration differs from ``expected``."""
     d = Path(directory)
     card = read_card(d)
     try:
@@ -77,7 +79,7 @@ def load(directory: str | Path, expected: PolicyConfig | None = None) -> tuple[t
         a, b = cfg.model_dump(), expected.model_dump()
         diff = ", ".join(f"{k}: checkpoint {a[k]!r} != expected {b[k]!r}" for k in a if a[k] != b[k])
         raise InputError("checkpoint", f"{d}: configuration mismatch ({diff})")
-    net = build_model(cfg)
+    net = build_model(cfg, backend)
     try:
         net.load_state_dict(load_file(d / "model.safetensors"))
     except (RuntimeError, FileNotFoundError, OSError) as exc:

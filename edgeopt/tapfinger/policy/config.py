@@ -41,6 +41,11 @@ class PolicyConfig(BaseModel):
     max_gpu: int = Field(16, ge=1)
     max_running: int = Field(16, ge=1)  # vanilla_marl's stacked running-task slots
     max_clusters: int = Field(6, ge=1)  # vanilla_marl's stacked visibility columns
+    #: one actor (pointer + resource head) per agent index, as the paper trains; False: one shared actor
+    actor_per_agent: bool = False
+    #: "local": the critic reads the agent's own pending set; "central" (the paper's): the flattened
+    #: embeddings of every agent's pending set (padded to max_clusters), plus the agent's cluster
+    critic: Literal["local", "central"] = "local"
     feature_scale: float = Field(16.0, gt=0)  # resource amounts are divided by it
     time_scale: float = Field(10.0, gt=0)  # elapsed and waiting times are divided by it
 
@@ -61,6 +66,9 @@ class TrainConfig(BaseModel):
     settings: list[tuple[int, float]] = [(3, 2.0), (6, 4.0)]
     jobs_per_cluster: int = Field(32, ge=1)  # the paper uses 64; fewer keeps CPU episodes short
     noise: float = Field(0.1, ge=0, le=0.5)
+    #: durations of the resource-sensitive task: "code" (the authors' code, tanh(g/16): 2-21 timesteps)
+    #: or "paper" (Sec. V-A's 2-17 timesteps: tanh(g/13), the same curve otherwise)
+    sensitive_durations: Literal["code", "paper"] = "code"
     num_envs: int = Field(4, ge=1)  # episodes collected per update (one environment each)
     total_steps: int = Field(40_000, ge=1)  # agent decisions (idle timesteps skipped)
     lr: float = Field(3e-4, gt=0)
@@ -79,6 +87,9 @@ class TrainConfig(BaseModel):
     eval_seeds: list[int] = [900_000, 900_001]  # validation seeds (never the benchmark's held-out seeds)
     checkpoint_every: int = Field(1, ge=1)  # updates between checkpoints
     threads: int = Field(1, ge=1)  # torch CPU threads (fixed for reproducibility)
+    #: HAN implementation: padded dense (default, faster at these graph sizes) or PyG's sparse HANConv
+    backend: Literal["dense", "pyg"] = "dense"
+    device: Literal["cpu", "cuda"] = "cpu"  # cuda: network and minibatches on the GPU (dense backend)
 
     #: training instance seeds start here; benchmark seeds are small integers, never this large
     train_seed_base: int = 1_000_000

@@ -59,8 +59,24 @@ def _onehot(types: np.ndarray) -> np.ndarray:
     return out
 
 
-def build_graph(entities: dict[str, np.ndarray], pending_tasks: list[list[int]], cfg: PolicyConfig) -> StepGraph:
-    """G_t from `TapFingerEnv.entities` and every agent's pending task ids (slot order)."""
+@dataclasses.dataclass
+class GraphArrays:
+    """G_t of one timestep as numpy arrays: what both encoder backends (PyG, dense) are built from.
+
+    ``run_cluster[r]`` is running node r's cluster; ``pend_edges`` (2, E) are (pending row, cluster)
+    pairs; ``agent_pending[n, k]`` the pending row of agent n's slot k (-1 = padded).
+    """
+
+    cluster: np.ndarray  # (N, 5) float32
+    running: np.ndarray  # (R, 6) float32
+    pending: np.ndarray  # (Pn, 5) float32
+    run_cluster: np.ndarray  # (R,) int64
+    pend_edges: np.ndarray  # (2, E) int64
+    agent_pending: np.ndarray  # (N, P) int64
+
+
+def graph_arrays(entities: dict[str, np.ndarray], pending_tasks: list[list[int]], cfg: PolicyConfig) -> GraphArrays:
+    """The node features and connectivity of G_t from `TapFingerEnv.entities` and each agent's pending ids."""
     s, ts, P = cfg.feature_scale, cfg.time_scale, cfg.pending_size
     cap = entities["cluster_capacity"][:, :2].astype(np.float32)
     free = entities["cluster_free"][:, :2].astype(np.float32)
@@ -72,30 +88,43 @@ def build_graph(entities: dict[str, np.ndarray], pending_tasks: list[list[int]],
     pending = np.concatenate([
         entities["pending_min"][:, :2] / s, _onehot(entities["pending_type"]),
         entities["pending_wait"][:, None] / ts], axis=1)
-    run_edge = np.stack([np.arange(len(running)), entities["running_cluster"]]).astype(np.int64)
-    pend_edge = entities["pending_edges"].astype(np.int64)
-    short_edge = np.stack([np.zeros(N, np.int64), np.arange(N)])
     row = {int(j): r for r, j in enumerate(entities["pending_task"])}
     agent_pending = np.full((N, P), -1, np.int64)
     for n, tasks in enumerate(pending_tasks):
         for k, j in enumerate(tasks[:P]):
             agent_pending[n, k] = row[int(j)]
-
     dims = feature_dims()
 
-    def f(a: np.ndarray, kind: str) -> torch.Tensor:
-        return torch.as_tensor(np.asarray(a, np.float32)).reshape(len(a), dims[kind])
+    def f(a: np.ndarray, kind: str) -> np.ndarray:
+        return np.asarray(a, np.float32).reshape(len(a), dims[kind])
 
-    def e(a: np.ndarray) -> torch.Tensor:
-        return torch.as_tensor(a, dtype=torch.long).reshape(2, -1)
+    return GraphArrays(f(cluster, "cluster"), f(running, "running"), f(pending, "pending"),
+                       np.asarray(entities["running_cluster"], np.int64).reshape(-1),
+                       entities["pending_edges"].astype(np.int64).reshape(2, -1), agent_pending)
 
-    x = {"cluster": f(cluster, "cluster"), "running": f(running, "running"), "pending": f(pending, "pending"), "shortcut": torch.zeros(1, 1)}
+
+def to_step_graph(a: GraphArrays) -> StepGraph:
+    """The PyG form of `GraphArrays` (edge lists per relation, both directions)."""
+    N = len(a.cluster)
+    run_edge = np.stack([np.arange(len(a.running)), a.run_cluster]).astype(np.int64)
+    short_edge = np.stack([np.zeros(N, np.int64), np.arange(N)])
+
+    def e(x: np.ndarray) -> torch.Tensor:
+        return torch.as_tensor(x.copy(), dtype=torch.long).reshape(2, -1)
+
+    x = {"cluster": torch.as_tensor(a.cluster), "running": torch.as_tensor(a.running),
+         "pending": torch.as_tensor(a.pending), "shortcut": torch.zeros(1, 1)}
     edges = {
-        EDGE_TYPES[0]: e(run_edge), EDGE_TYPES[1]: e(run_edge[::-1].copy()),
-        EDGE_TYPES[2]: e(pend_edge), EDGE_TYPES[3]: e(pend_edge[::-1].copy()),
-        EDGE_TYPES[4]: e(short_edge), EDGE_TYPES[5]: e(short_edge[::-1].copy()),
+        EDGE_TYPES[0]: e(run_edge), EDGE_TYPES[1]: e(run_edge[::-1]),
+        EDGE_TYPES[2]: e(a.pend_edges), EDGE_TYPES[3]: e(a.pend_edges[::-1]),
+        EDGE_TYPES[4]: e(short_edge), EDGE_TYPES[5]: e(short_edge[::-1]),
     }
-    return StepGraph(x, edges, torch.as_tensor(agent_pending), torch.arange(N))
+    return StepGraph(x, edges, torch.as_tensor(a.agent_pending), torch.arange(N))
+
+
+def build_graph(entities: dict[str, np.ndarray], pending_tasks: list[list[int]], cfg: PolicyConfig) -> StepGraph:
+    """G_t from `TapFingerEnv.entities` and every agent's pending task ids (slot order), in PyG form."""
+    return to_step_graph(graph_arrays(entities, pending_tasks, cfg))
 
 
 def batch(graphs: list[StepGraph]) -> StepGraph:

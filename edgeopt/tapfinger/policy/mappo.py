@@ -33,23 +33,16 @@ def entropy(logits: torch.Tensor) -> torch.Tensor:
     return -(logp.exp() * logp).sum(-1)
 
 
-def ppo_loss(net: torch.nn.Module, steps: list, mb: list[dict], clip: float, value_coef: float,
+def ppo_loss(net: torch.nn.Module, ctx: dict, mb: dict[str, torch.Tensor], clip: float, value_coef: float,
              entropy_coef: float) -> tuple[torch.Tensor, dict[str, float]]:
-    """The MAPPO loss of one minibatch of decision samples."""
-    ctx = net.encode(steps, [(s["step"], s["agent"]) for s in mb])
-    k = torch.tensor([s["k"] for s in mb])
-    cell = torch.tensor([s["cell"] for s in mb])
-    m = torch.tensor([s["m"] for s in mb], dtype=torch.float32)
-    tmask = torch.as_tensor(np.stack([s["task_mask"] for s in mb]))
-    amask = torch.stack([s["alloc_mask"] for s in mb])
-    old = torch.tensor([s["logp"] for s in mb], dtype=torch.float32)
-    adv = torch.tensor([s["adv"] for s in mb], dtype=torch.float32)
-    ret = torch.tensor([s["ret"] for s in mb], dtype=torch.float32)
-    tl = net.task_logits(ctx, tmask)
-    al = net.alloc_logits(ctx, k, amask)
-    ar = torch.arange(len(mb))
+    """The MAPPO loss of one minibatch: ``ctx`` is the network's context of its samples (`encode`),
+    ``mb`` holds their columns ``k, cell, m, task_mask, alloc_mask, logp, adv, ret``."""
+    k, cell, m, adv, ret = mb["k"], mb["cell"], mb["m"], mb["adv"], mb["ret"]
+    tl = net.task_logits(ctx, mb["task_mask"])
+    al = net.alloc_logits(ctx, k, mb["alloc_mask"])
+    ar = torch.arange(len(k), device=k.device)
     logp = torch.log_softmax(tl, -1)[ar, k] + m * torch.log_softmax(al, -1)[ar, cell]
-    ratio = torch.exp(logp - old)
+    ratio = torch.exp(logp - mb["logp"])
     surrogate = torch.min(ratio * adv, torch.clamp(ratio, 1 - clip, 1 + clip) * adv).mean()
     v = net.value(ctx)
     value_loss = ((v - ret) ** 2).mean()

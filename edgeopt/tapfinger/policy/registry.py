@@ -33,25 +33,32 @@ def available() -> bool:
 
 
 @functools.lru_cache(maxsize=8)
-def _load(directory: str, architecture: str):
+def _load(directory: str, architecture: str, backend: str = "dense"):
     from edgeopt.core import InputError
     from edgeopt.tapfinger.policy import checkpoint
 
-    net, cfg, _card = checkpoint.load(directory)
+    net, cfg, _card = checkpoint.load(directory, backend=backend)
     if cfg.architecture != architecture:
         raise InputError("param.checkpoint", f"{directory} holds a {cfg.architecture} policy, not {architecture}")
     return net, cfg
 
 
 def run_learned(instance: Instance, name: str, architecture: str, directory: str, *, seed: int,
-                sample: bool) -> Result:
-    """Run a stored policy through the shared env loop; adds the inference time per decision."""
+                sample: bool, threads: int = 1, backend: str = "dense") -> Result:
+    """Run a stored policy through the shared env loop (``threads`` torch CPU threads, HAN ``backend``
+    ``dense`` or the PyG reference ``pyg``); adds the inference time per decision."""
+    from edgeopt.core import InputError
     from edgeopt.tapfinger.loop import run_policy
-    from edgeopt.tapfinger.policy.runner import LearnedPolicy
+    from edgeopt.tapfinger.policy.runner import LearnedPolicy, torch_threads
 
-    net, cfg = _load(str(Path(directory).resolve()), architecture)
-    policy = LearnedPolicy(net, cfg, sample=sample)
-    res = run_policy(instance, policy, name, seed=seed)
+    if int(threads) < 1:
+        raise InputError("param.threads", f"must be >= 1, got {threads}")
+    if backend not in ("dense", "pyg"):
+        raise InputError("param.backend", f"must be 'dense' or 'pyg', got {backend!r}")
+    with torch_threads(threads):
+        net, cfg = _load(str(Path(directory).resolve()), architecture, backend)
+        policy = LearnedPolicy(net, cfg, sample=sample)
+        res = run_policy(instance, policy, name, seed=seed)
     res.extra["decisions"] = policy.decisions
     res.extra["checkpoint"] = "shipped" if Path(directory) == SHIPPED.get(name) else str(directory)
     # a timing would make equal-seed results differ: it goes beside the result, not into it
@@ -75,26 +82,32 @@ def register_all() -> bool:
 
     @register("tapfinger", "online", kind="online",
               summary="TapFinger: HAN + pointer network + Bayes conflict resolution, trained by masked MAPPO")
-    def online(instance: Instance, *, seed: int = 0, sample: bool = False, checkpoint: str = "") -> Result:
+    def online(instance: Instance, *, seed: int = 0, sample: bool = False, checkpoint: str = "", threads: int = 1,
+               backend: str = "dense") -> Result:
         """The learned TapFinger policy (Li et al., Sec. IV), from the shipped CPU-trained checkpoint.
 
         Args:
             sample: sample actions from the policy (seeded) instead of taking the most likely ones.
             checkpoint: a checkpoint directory to use instead of the shipped one.
+            threads: torch CPU threads for inference (fixed: decisions can depend on it).
+            backend: HAN implementation, ``dense`` (padded, default) or ``pyg`` (PyTorch Geometric's
+                sparse reference); same weights, same decisions.
         """
         return run_learned(instance, "online", "tapfinger", checkpoint or str(SHIPPED["online"]),
-                           seed=seed, sample=sample)
+                           seed=seed, sample=sample, threads=threads, backend=backend)
 
     @register("tapfinger", "vanilla_marl", kind="baseline",
               summary="Fig. 7 ablation: stacked features, FIFO task, masked MLP allocation, MAPPO-trained")
-    def vanilla_marl(instance: Instance, *, seed: int = 0, sample: bool = False, checkpoint: str = "") -> Result:
+    def vanilla_marl(instance: Instance, *, seed: int = 0, sample: bool = False, checkpoint: str = "",
+                     threads: int = 1) -> Result:
         """The vanilla MARL ablation of Fig. 7 (no HAN, no pointer network, FIFO task choice).
 
         Args:
             sample: sample allocations from the policy (seeded) instead of taking the most likely ones.
             checkpoint: a checkpoint directory to use instead of the shipped one.
+            threads: torch CPU threads for inference (fixed: decisions can depend on it).
         """
         return run_learned(instance, "vanilla_marl", "vanilla_marl", checkpoint or str(SHIPPED["vanilla_marl"]),
-                           seed=seed, sample=sample)
+                           seed=seed, sample=sample, threads=threads)
 
     return True

@@ -1,11 +1,17 @@
 """MAPPO training of the TapFinger policy (and of the vanilla_marl ablation) on the environment.
 
-One update collects ``num_envs`` episodes, one environment each (stepped in turn on the CPU), of
-training instances ``generate("paper", seed=train_seed_base + episode, clusters=N,
+One update collects ``num_envs`` episodes, one environment each, stepped in lockstep: at every
+timestep the deciding agents of all environments go through the network in one forward pass
+(`model.decide_many`). The training instances are ``generate("paper", seed=train_seed_base + episode, clusters=N,
 arrival_rate=rate, jobs=jobs_per_cluster * N, noise=noise)`` with (N, rate) cycling through
 ``settings``; actions are sampled; conflicts go through the environment's eq. (11) with the
 pointer probabilities. Then ``epochs`` passes of minibatch MAPPO (`mappo.ppo_loss`, Adam, gradient
-clipping, normalised advantages). After every ``checkpoint_every`` updates the run writes its
+clipping, normalised advantages) over minibatches of ``batch_size`` timesteps with all their
+agents' decisions; with the dense HAN backend the update's graphs are padded and
+stacked once (`dense.stack`) and each minibatch encodes its graphs in one batched pass
+(`dense.select`). Torch runs with ``threads`` CPU threads (restored after each update), on
+``device`` (``cuda`` moves the network and the minibatches; sampling stays on the seeded CPU
+generator). After every ``checkpoint_every`` updates the run writes its
 checkpoint (weights, optimizer, RNG states, counters) atomically, and a row per update goes to
 ``metrics.csv``; ``resume`` continues a killed run from its last checkpoint and gives the same
 weights as an uninterrupted run (same seed, same thread count). Whenever the validation evaluation
@@ -30,65 +36,124 @@ from edgeopt.tapfinger.policy import checkpoint
 from edgeopt.tapfinger.policy.config import TrainConfig
 from edgeopt.tapfinger.policy.conflict import allocation_kept
 from edgeopt.tapfinger.policy.mappo import gae, ppo_loss
-from edgeopt.tapfinger.policy.model import build_model, check_env, decide, prepare
-from edgeopt.tapfinger.policy.runner import LearnedPolicy, to_decision
+from edgeopt.tapfinger.policy.model import build_model, check_env, decide_many, prepare
+from edgeopt.tapfinger.policy.runner import LearnedPolicy, to_decision, torch_threads
 
 METRICS = ["update", "steps", "episodes", "mean_return", "mean_completion", "loss", "policy_loss", "value_loss",
            "entropy", "clip_frac", "conflicts_lost", "invalid_actions", "eval_mean_completion", "wall_s"]
 
 
+#: gpu_scale of the sensitive task's tanh(g / gpu_scale) that gives the paper's 2-17 timesteps (16 GPUs: 2,
+#: 1 GPU: 17, with the default offset 1.2 and 10 s timesteps); the authors' code uses 16 (2-21)
+PAPER_GPU_SCALE = 13.0
+
+
+def with_durations(inst: Instance, durations: str) -> Instance:
+    """``inst`` with its ``sensitive`` task type set to the ``paper``'s 2-17 timesteps (``code``: unchanged)."""
+    if durations == "code":
+        return inst
+    types = [t.model_copy(update={"progress": t.progress.model_copy(update={"gpu_scale": PAPER_GPU_SCALE})})
+             if t.progress.kind == "sensitive" else t for t in inst.task_types]
+    return inst.model_copy(update={"task_types": types})
+
+
 def training_instance(cfg: TrainConfig, episode: int) -> Instance:
     N, rate = cfg.settings[episode % len(cfg.settings)]
-    return generate("paper", seed=cfg.train_seed_base + episode, clusters=int(N), arrival_rate=float(rate),
+    inst = generate("paper", seed=cfg.train_seed_base + episode, clusters=int(N), arrival_rate=float(rate),
                     jobs=cfg.jobs_per_cluster * int(N), noise=cfg.noise)
+    return with_durations(inst, cfg.sensitive_durations)
+
+
+def rollouts(net: torch.nn.Module, cfg: TrainConfig, instances: list[Instance], gen: torch.Generator,
+             steps: list, samples: list) -> list[dict[str, float]]:
+    """Sampled episodes of ``instances`` in lockstep (one forward pass per timestep for all of them);
+    appends their timesteps to ``steps`` and their decision samples to ``samples``."""
+    envs = [TapFingerEnv(inst) for inst in instances]
+    for env in envs:
+        check_env(env, cfg.policy)
+    state = [list(env.reset(seed=0)) for env in envs]
+    per_agent: list[list[list[dict]]] = [[[] for _ in range(env.N)] for env in envs]
+    stats = [{"return": 0.0, "conflicts_lost": 0, "invalid_actions": 0} for _ in envs]
+    while True:
+        live = [e for e, env in enumerate(envs) if env.agents]
+        if not live:
+            break
+        now = [prepare(envs[e], state[e][0], state[e][1], cfg.policy) for e in live]
+        outs = decide_many(net, now, sample=True, generator=gen)
+        for e, step, out in zip(live, now, outs, strict=True):
+            env, st = envs[e], stats[e]
+            step.alloc_mask = None  # kept per sample below (only the chosen slot's mask)
+            idx = len(steps)
+            steps.append(step)
+            d = to_decision(env, out, cfg.policy)
+            obs, rewards, _, _, infos = env.step(d.actions, d.selection_probs)
+            state[e] = [obs, infos]
+            for i, n in enumerate(out.get("agents", [])):
+                m = allocation_kept(infos.get(env.possible_agents[n], {}))
+                per_agent[e][n].append({
+                    "step": idx, "agent": n, "k": int(out["k"][i]), "cell": int(out["cell"][i]), "m": float(m),
+                    "task_mask": step.task_mask[n].copy(), "alloc_mask": out["alloc_mask"][i].clone(),
+                    "logp": float(out["logp_task"][i] + (out["logp_alloc"][i] if m else 0.0)),
+                    "value": float(out["value"][i]), "reward": 0.0})
+            for n, a in enumerate(env.possible_agents):
+                st["return"] += rewards.get(a, 0.0)
+                if per_agent[e][n]:  # idle timesteps fold into the last decision's reward
+                    per_agent[e][n][-1]["reward"] += rewards.get(a, 0.0) * cfg.reward_scale
+                inf = infos.get(a, {})
+                st["conflicts_lost"] += bool(inf.get("conflict_lost"))
+                st["invalid_actions"] += bool(inf.get("invalid_action"))
+    for env, inst, agents, st in zip(envs, instances, per_agent, stats, strict=True):
+        for seq in agents:
+            if not seq:
+                continue
+            adv, ret = gae(np.array([s["reward"] for s in seq]), np.array([s["value"] for s in seq]),
+                           cfg.gamma, cfg.gae_lambda)
+            for s, a_, r_ in zip(seq, adv, ret, strict=True):
+                s["adv"], s["ret"] = float(a_), float(r_)
+            samples.extend(seq)
+        st["mean_completion"] = -st["return"] / max(1, len(inst.tasks))
+        st["unfinished"] = len(env.unfinished())
+    return stats
 
 
 def rollout(net: torch.nn.Module, cfg: TrainConfig, instance: Instance, gen: torch.Generator,
             steps: list, samples: list) -> dict[str, float]:
-    """One sampled episode; appends its timesteps to ``steps`` and its decision samples to ``samples``."""
-    env = TapFingerEnv(instance)
-    check_env(env, cfg.policy)
-    obs, infos = env.reset(seed=0)
-    per_agent: list[list[dict]] = [[] for _ in range(env.N)]
-    total = 0.0
-    conflicts = invalid = 0
-    while env.agents:
-        step = prepare(env, obs, infos, cfg.policy)
-        out = decide(net, step, sample=True, generator=gen)
-        step.alloc_mask = None  # kept per sample below (only the chosen slot's mask)
-        idx = len(steps)
-        steps.append(step)
-        d = to_decision(env, out, cfg.policy)
-        obs, rewards, _, _, infos = env.step(d.actions, d.selection_probs)
-        new = {}
-        for i, n in enumerate(out.get("agents", [])):
-            a = env.possible_agents[n]
-            m = allocation_kept(infos.get(a, {}))
-            s = {"step": idx, "agent": n, "k": int(out["k"][i]), "cell": int(out["cell"][i]), "m": float(m),
-                 "task_mask": step.task_mask[n].copy(), "alloc_mask": out["alloc_mask"][i].clone(),
-                 "logp": float(out["logp_task"][i] + (out["logp_alloc"][i] if m else 0.0)),
-                 "value": float(out["value"][i]), "reward": 0.0}
-            per_agent[n].append(s)
-            new[n] = s
-        for n, a in enumerate(env.possible_agents):
-            r = rewards.get(a, 0.0) * cfg.reward_scale
-            total += rewards.get(a, 0.0)
-            if per_agent[n]:
-                per_agent[n][-1]["reward"] += r  # idle timesteps fold into the last decision's reward
-            inf = infos.get(a, {})
-            conflicts += bool(inf.get("conflict_lost"))
-            invalid += bool(inf.get("invalid_action"))
-    for seq in per_agent:
-        if not seq:
-            continue
-        adv, ret = gae(np.array([s["reward"] for s in seq]), np.array([s["value"] for s in seq]),
-                       cfg.gamma, cfg.gae_lambda)
-        for s, a_, r_ in zip(seq, adv, ret, strict=True):
-            s["adv"], s["ret"] = float(a_), float(r_)
-        samples.extend(seq)
-    n_tasks = max(1, len(instance.tasks))
-    return {"return": total, "mean_completion": -total / n_tasks, "conflicts_lost": conflicts,
-            "invalid_actions": invalid, "unfinished": len(env.unfinished())}
+    """One sampled episode (`rollouts` of one instance)."""
+    return rollouts(net, cfg, [instance], gen, steps, samples)[0]
+
+
+def columns(samples: list[dict], device: torch.device | str = "cpu") -> dict[str, torch.Tensor]:
+    """The samples' fields as tensors (one row per decision), for minibatch indexing."""
+    def t(key: str, dtype: torch.dtype) -> torch.Tensor:
+        return torch.tensor([s[key] for s in samples], dtype=dtype)
+
+    cols = {"step": t("step", torch.long), "agent": t("agent", torch.long), "k": t("k", torch.long),
+            "cell": t("cell", torch.long), "m": t("m", torch.float32), "logp": t("logp", torch.float32),
+            "adv": t("adv", torch.float32), "ret": t("ret", torch.float32),
+            "task_mask": torch.as_tensor(np.stack([s["task_mask"] for s in samples])),
+            "alloc_mask": torch.stack([s["alloc_mask"] for s in samples])}
+    return {k: v.to(device) for k, v in cols.items()}
+
+
+class MinibatchEncoder:
+    """Encodes minibatches of an update's samples: the dense backend stacks the update's graphs once
+    and selects each minibatch's graphs from them; other networks go through ``net.encode``."""
+
+    def __init__(self, net: torch.nn.Module, steps: list, device: torch.device | str) -> None:
+        self.net, self.steps, self.device = net, steps, device
+        self.graphs = None
+        if getattr(net, "backend", None) == "dense":
+            from edgeopt.tapfinger.policy.dense import stack, to_device
+
+            self.graphs = to_device(stack([s.graph for s in steps]), device)
+
+    def __call__(self, step: torch.Tensor, agent: torch.Tensor) -> dict[str, torch.Tensor]:
+        if self.graphs is None:
+            return self.net.encode(self.steps, list(zip(step.tolist(), agent.tolist(), strict=True)))
+        from edgeopt.tapfinger.policy.dense import select
+
+        used, inv = torch.unique(step, return_inverse=True)
+        return self.net.encode_dense(select(self.graphs, used), inv, agent)
 
 
 def evaluate(net: torch.nn.Module, cfg: TrainConfig) -> float:
@@ -96,8 +161,8 @@ def evaluate(net: torch.nn.Module, cfg: TrainConfig) -> float:
     N, rate = cfg.settings[0]
     vals = []
     for s in cfg.eval_seeds:
-        inst = generate("paper", seed=s, clusters=int(N), arrival_rate=float(rate),
-                        jobs=cfg.jobs_per_cluster * int(N), noise=cfg.noise)
+        inst = with_durations(generate("paper", seed=s, clusters=int(N), arrival_rate=float(rate),
+                                       jobs=cfg.jobs_per_cluster * int(N), noise=cfg.noise), cfg.sensitive_durations)
         env, _ = run_episode(inst, LearnedPolicy(net, cfg.policy), seed=s)
         alive = sum(p.end - inst.tasks[p.task].arrival for p in env.schedule().placements)
         alive += sum(inst.horizon - inst.tasks[j].arrival for j in env.unfinished())
@@ -110,9 +175,10 @@ class Trainer:
 
     def __init__(self, cfg: TrainConfig, out: str | Path, *, resume: bool = False) -> None:
         self.cfg, self.out = cfg, Path(out)
-        torch.set_num_threads(cfg.threads)
-        torch.manual_seed(cfg.seed)
-        self.net = build_model(cfg.policy)
+        self.device = torch.device(cfg.device)
+        with torch_threads(cfg.threads):
+            torch.manual_seed(cfg.seed)
+            self.net = build_model(cfg.policy, cfg.backend).to(self.device)
         self.opt = torch.optim.Adam(self.net.parameters(), lr=cfg.lr, eps=1e-5)
         self.gen = torch.Generator().manual_seed(cfg.seed)
         self.update = self.steps = self.episodes = 0
@@ -167,32 +233,43 @@ class Trainer:
 
     def train_update(self) -> dict[str, Any]:
         """Collect ``num_envs`` episodes, then run the MAPPO epochs; returns the metrics row."""
+        with torch_threads(self.cfg.threads):
+            return self._train_update()
+
+    def _train_update(self) -> dict[str, Any]:
         cfg = self.cfg
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         self.net.eval()
         steps: list = []
         samples: list[dict] = []
-        eps = [rollout(self.net, cfg, training_instance(cfg, self.episodes + e), self.gen, steps, samples)
-               for e in range(cfg.num_envs)]
+        instances = [training_instance(cfg, self.episodes + e) for e in range(cfg.num_envs)]
+        eps = rollouts(self.net, cfg, instances, self.gen, steps, samples)
         self.episodes += cfg.num_envs
         self.steps += len(samples)
-        adv = np.array([s["adv"] for s in samples])
-        adv = (adv - adv.mean()) / (adv.std() + 1e-8)
-        for s, a in zip(samples, adv, strict=True):
-            s["adv"] = float(a)
+        c1 = time.process_time()
+        cols = columns(samples, self.device)
+        adv = cols["adv"].double()
+        cols["adv"] = ((adv - adv.mean()) / (adv.std(unbiased=False) + 1e-8)).float()
+        encode = MinibatchEncoder(self.net, steps, self.device)
         self.net.train()
         stats: list[dict] = []
+        # minibatches of timesteps (batch_size of them), each with all its agents' decisions: a graph is
+        # encoded once per epoch and serves every agent that decided on it
+        decided = torch.unique(cols["step"])
         for _ in range(cfg.epochs):
-            perm = torch.randperm(len(samples), generator=self.gen).tolist()
-            for i in range(0, len(samples), cfg.batch_size):
-                mb = [samples[j] for j in perm[i:i + cfg.batch_size]]
-                loss, st = ppo_loss(self.net, steps, mb, cfg.clip, cfg.value_coef, cfg.entropy_coef)
+            perm = decided[torch.randperm(len(decided), generator=self.gen).to(self.device)]
+            for i in range(0, len(perm), cfg.batch_size):
+                idx = torch.isin(cols["step"], perm[i:i + cfg.batch_size]).nonzero().squeeze(1)
+                mb = {key: v[idx] for key, v in cols.items()}
+                ctx = encode(mb["step"], mb["agent"])
+                loss, st = ppo_loss(self.net, ctx, mb, cfg.clip, cfg.value_coef, cfg.entropy_coef)
                 self.opt.zero_grad()
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(self.net.parameters(), cfg.max_grad_norm)
                 self.opt.step()
                 stats.append(st)
         self.net.eval()
+        self.last_cpu = {"rollout": c1 - c0, "update": time.process_time() - c1}  # CPU seconds, for benchmarks
         self.update += 1
         if self.update % cfg.eval_every == 0:
             self.last_eval = evaluate(self.net, cfg)

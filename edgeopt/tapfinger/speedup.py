@@ -1,4 +1,4 @@
-"""Progress models of TapFinger tasks: how much of a task one timestep completes under an allocation.
+"""The task speed-up model of TapFinger: how much of a task one timestep completes under an allocation.
 
 A task finishes when its progress reaches 1. One function, `step_gain`, says what a timestep adds;
 the environment, the validator and the exact models (through `run_duration`) all call it, so they
