@@ -259,6 +259,7 @@ class PricedWindow:
         self._cz_slot = cz if len(self.z) else None
         self._cheapest: dict[int, np.ndarray] = {}
         self._cheapest_F: dict[int, np.ndarray] = {}  # per-slot cheapest-N costs behind `_cheapest`
+        self._prefix_stale: dict[int, tuple[int, int]] = {}  # m -> slots [s, e) changed since `_cheapest[m]`
         self._window_cheap: dict[tuple[int, int], np.ndarray] = {}
         self._stale: dict[tuple[int, int], int] = {}  # cache key -> first start column to recompute
         self._ps_a: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None  # for `ps_server_room`, lazily
@@ -271,8 +272,9 @@ class PricedWindow:
         Afterwards every array and every cached answer is bitwise what a new `PricedWindow` of ``price`` and
         ``free`` would hold or compute (tests check this): per-slot values are recomputed only for the
         changed slots and servers, prefix sums are resumed from the first changed slot with the same
-        sequential additions, sparse tables of minima are patched level by level, and cached window answers
-        are marked stale from the first start whose window sees a changed prefix sum. A job's price update
+        sequential additions, sparse tables of minima are patched level by level, and cached answers are
+        marked stale (the changed slots; for window answers, from the first start whose window sees a changed
+        prefix sum) and refreshed when next read. A job's price update
         thus costs O(its servers x (T - start)) instead of a rebuild of the whole window.
         """
         s, e = max(start, self.lo) - self.lo, min(end, self.hi) - self.lo
@@ -306,13 +308,9 @@ class PricedWindow:
                 [np.maximum(_copies(ft, x), 0) for x in self.z])
             self.ps_max_table[0][:, s:e] = self._cz_slot[:, :, s:e].max(axis=1).astype(float)
             _patch_sparse_min(self.ps_max_table, s, e)
-        for m, F in self._cheapest_F.items():
-            nmax = F.shape[0] - 1
-            F[:, s:e] = _cheapest_n(self._pe_slot[m][:, s:e], self._cw_slot[m][:, s:e], nmax)
-            out = self._cheapest[m]
-            bad = np.isinf(F[:, s:])
-            out[0, :, s + 1:] = _resume_cumsum(out[0, :, s], np.where(bad, 0.0, F[:, s:]))
-            out[1, :, s + 1:] = _resume_cumsum(out[1, :, s], bad)
+        for m in self._cheapest_F:  # refreshed when next read (`cheapest_prefix`)
+            a, b = self._prefix_stale.get(m, (s, e))
+            self._prefix_stale[m] = (min(a, s), max(b, e))
         for key in self._window_cheap:
             first = max(0, s - key[1] + 1)
             self._stale[key] = min(self._stale.get(key, first), first)
@@ -327,7 +325,15 @@ class PricedWindow:
         """
         got = self._cheapest.get(m)
         if got is not None and got.shape[1] > nmax:
+            if m in self._prefix_stale:  # slots [s, e) changed since: their columns, then the sums from s
+                s, e = self._prefix_stale.pop(m)
+                F = self._cheapest_F[m]
+                F[:, s:e] = _cheapest_n(self._pe_slot[m][:, s:e], self._cw_slot[m][:, s:e], F.shape[0] - 1)
+                bad = np.isinf(F[:, s:])
+                got[0, :, s + 1:] = _resume_cumsum(got[0, :, s], np.where(bad, 0.0, F[:, s:]))
+                got[1, :, s + 1:] = _resume_cumsum(got[1, :, s], bad)
             return got
+        self._prefix_stale.pop(m, None)
         F = _cheapest_n(self._pe_slot[m], self._cw_slot[m], nmax)
         self._cheapest_F[m] = F
         # prefix sums of the finite part, and of the number of slots where N do not fit (inf)
