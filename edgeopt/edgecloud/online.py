@@ -275,8 +275,12 @@ def _range_min(t: np.ndarray, o: np.ndarray, e: np.ndarray) -> np.ndarray:
     # log2 in floats can be off by one at powers of two: correct it.
     k = np.where((1 << (k + 1)) <= length, k + 1, k)
     k = np.where((1 << k) > length, k - 1, k)
-    r = np.arange(t.shape[1])[None, :]
-    return np.minimum(t[k[:, None], r, o[:, None]], t[k[:, None], r, (e - (1 << k))[:, None]])
+    out = np.empty((len(o), t.shape[1]))
+    for kk in np.unique(k).tolist():  # one gather of whole columns per level: far fewer index computations
+        sel = np.flatnonzero(k == kk)
+        lvl = t[kk]
+        out[sel] = np.minimum(lvl[:, o[sel]], lvl[:, e[sel] - (1 << kk)]).T
+    return out
 
 
 #: Run the reference implementation (True): `best_option` rebuilds its whole-window prices, prefix sums
@@ -445,55 +449,75 @@ def best_option(
         tp = _range_min_table(fp)
 
     costs = np.full(len(xi_t), INF)
-    # -- colocated (COST_C): servers with both the worker type and the PS type
     rc = np.intersect1d(rw, rp)
-    sel = np.flatnonzero(xi_t == 1) if colocation else np.zeros(0, dtype=np.int64)
-    if len(rc) and len(sel):
-        iw = np.searchsorted(rw, rc)
-        ip = np.searchsorted(rp, rc)
-        o, e, w = o_t[sel], e_t[sel], w_t[sel]
-        mw = _range_min(tw, o, e)[:, iw]
-        mp = _range_min(tp, o, e)[:, ip]
-        ok = (rel[rc][None, :] <= o[:, None]) & (mw >= w[:, None]) & (mp >= 1)
-        c = w[:, None] * (Cl[iw][:, e] - Cl[iw][:, o]).T + (Cm[ip][:, e] - Cm[ip][:, o]).T
-        costs[sel] = np.where(ok, c, INF).min(axis=1)
-    # -- distributed (COST_D)
-    sel = np.flatnonzero(xi_t == 0)
-    if len(sel):
-        o, e, w = o_t[sel], e_t[sel], w_t[sel]
-        mw = _range_min(tw, o, e)  # [N, |rw|]
-        avail = np.where(rel[rw][None, :] <= o[:, None], np.floor(mw + 1e-9), 0.0)
-        avail = np.clip(avail, 0, w[:, None])
-        unit = (Cl[:, e] - Cl[:, o]).T  # [N, |rw|]
-        order = np.argsort(unit, axis=1, kind="stable")
-        a_s = np.take_along_axis(avail, order, axis=1)
-        u_s = np.take_along_axis(unit, order, axis=1)
-        before = np.cumsum(a_s, axis=1) - a_s
-        take = np.clip(w[:, None] - before, 0, a_s)
-        feasible = a_s.sum(axis=1) >= w
-        wcost = (take * u_s).sum(axis=1)
-        used = take > 0
-        single = used.sum(axis=1) == 1
-        first = np.argmax(used, axis=1)  # sorted position of the first (only, if single) worker server
-        only = rw[np.take_along_axis(order, first[:, None], axis=1)[:, 0]]
-        u_only = np.take_along_axis(u_s, first[:, None], axis=1)[:, 0]
-        # next cheapest server with a free worker (sorted position of the 2nd server with avail >= 1)
-        has = a_s >= 1
-        pos2 = np.argmax(np.cumsum(has, axis=1) == 2, axis=1)
-        ok2 = has.sum(axis=1) >= 2
-        u_second = np.where(ok2, np.take_along_axis(u_s, pos2[:, None], axis=1)[:, 0], INF)
-        mp = _range_min(tp, o, e)
-        pok = (rel[rp][None, :] <= o[:, None]) & (mp >= 1)
-        pc = np.where(pok, (Cm[:, e] - Cm[:, o]).T, INF)  # [N, |rp|]
-        at_only = rp[None, :] == only[:, None]
-        # (a) PS not on the only worker server (all together would be colocated, 2f)
-        pc_a = np.where(single[:, None] & at_only, INF, pc).min(axis=1)
-        # (b) PS on the only worker server, one worker moved to the next cheapest server
-        pc_only = np.where(at_only, pc, INF).min(axis=1)
-        with np.errstate(invalid="ignore"):
-            cost_b = np.where(single & ok2, wcost - u_only + u_second + pc_only, INF)
-        cost = np.minimum(wcost + pc_a, np.where(np.isnan(cost_b), INF, cost_b))
-        costs[sel] = np.where(feasible, cost, INF)
+
+    def evaluate(part: np.ndarray) -> None:
+        """Fill ``costs[part]`` (each triple's cost depends on that triple alone)."""
+        # -- colocated (COST_C): servers with both the worker type and the PS type
+        sel = part[xi_t[part] == 1] if colocation else np.zeros(0, dtype=np.int64)
+        if len(rc) and len(sel):
+            iw = np.searchsorted(rw, rc)
+            ip = np.searchsorted(rp, rc)
+            o, e, w = o_t[sel], e_t[sel], w_t[sel]
+            mw = _range_min(tw, o, e)[:, iw]
+            mp = _range_min(tp, o, e)[:, ip]
+            ok = (rel[rc][None, :] <= o[:, None]) & (mw >= w[:, None]) & (mp >= 1)
+            c = w[:, None] * (Cl[:, e][iw] - Cl[:, o][iw]).T + (Cm[:, e][ip] - Cm[:, o][ip]).T
+            costs[sel] = np.where(ok, c, INF).min(axis=1)
+        # -- distributed (COST_D)
+        sel = part[xi_t[part] == 0]
+        if len(sel):
+            o, e, w = o_t[sel], e_t[sel], w_t[sel]
+            mw = _range_min(tw, o, e)  # [N, |rw|]
+            avail = np.where(rel[rw][None, :] <= o[:, None], np.floor(mw + 1e-9), 0.0)
+            avail = np.clip(avail, 0, w[:, None])
+            unit = (Cl[:, e] - Cl[:, o]).T  # [N, |rw|]
+            order = np.argsort(unit, axis=1, kind="stable")
+            a_s = np.take_along_axis(avail, order, axis=1)
+            u_s = np.take_along_axis(unit, order, axis=1)
+            before = np.cumsum(a_s, axis=1) - a_s
+            take = np.clip(w[:, None] - before, 0, a_s)
+            feasible = a_s.sum(axis=1) >= w
+            wcost = (take * u_s).sum(axis=1)
+            used = take > 0
+            single = used.sum(axis=1) == 1
+            first = np.argmax(used, axis=1)  # sorted position of the first (only, if single) worker server
+            only = rw[np.take_along_axis(order, first[:, None], axis=1)[:, 0]]
+            u_only = np.take_along_axis(u_s, first[:, None], axis=1)[:, 0]
+            # next cheapest server with a free worker (sorted position of the 2nd server with avail >= 1)
+            has = a_s >= 1
+            pos2 = np.argmax(np.cumsum(has, axis=1) == 2, axis=1)
+            ok2 = has.sum(axis=1) >= 2
+            u_second = np.where(ok2, np.take_along_axis(u_s, pos2[:, None], axis=1)[:, 0], INF)
+            mp = _range_min(tp, o, e)
+            pok = (rel[rp][None, :] <= o[:, None]) & (mp >= 1)
+            pc = np.where(pok, (Cm[:, e] - Cm[:, o]).T, INF)  # [N, |rp|]
+            at_only = rp[None, :] == only[:, None]
+            # (a) PS not on the only worker server (all together would be colocated, 2f)
+            pc_a = np.where(single[:, None] & at_only, INF, pc).min(axis=1)
+            # (b) PS on the only worker server, one worker moved to the next cheapest server
+            pc_only = np.where(at_only, pc, INF).min(axis=1)
+            with np.errstate(invalid="ignore"):
+                cost_b = np.where(single & ok2, wcost - u_only + u_second + pc_only, INF)
+            cost = np.minimum(wcost + pc_a, np.where(np.isnan(cost_b), INF, cost_b))
+            costs[sel] = np.where(feasible, cost, INF)
+
+    if cache is None:
+        evaluate(np.arange(len(xi_t)))
+    else:
+        # Triples in order of completion, in growing chunks. Costs are >= 0 (prices are), so once a chunk
+        # holds a zero-cost option no later-completing triple can win (cost first, then completion): the
+        # common case of a job that fits on idle servers then costs a few chunks, not every start.
+        by_end = np.argsort(e_t, kind="stable")
+        pos, size = 0, 32
+        while pos < len(by_end):
+            stop = min(len(by_end), pos + size)
+            while stop < len(by_end) and e_t[by_end[stop]] == e_t[by_end[stop - 1]]:
+                stop += 1  # a chunk holds all triples of its last completion time
+            evaluate(np.sort(by_end[pos:stop]))
+            pos, size = stop, 2 * size
+            if np.any(costs[by_end[:pos]] == 0.0):
+                break
     finite = np.isfinite(costs)
     if not finite.any():
         return None
