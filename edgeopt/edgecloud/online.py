@@ -358,7 +358,7 @@ class WindowCache:
         s, e = max(start, self.lo) - self.lo, min(end, self.hi) - self.lo
         if s >= e:
             return
-        rows = np.array(sorted(set(int(x) for x in servers)), dtype=np.int64)
+        rows = np.array(sorted({int(x) for x in servers}), dtype=np.int64)
         for r in set(resources):
             side = self._sides.get(int(r))
             if side is not None:

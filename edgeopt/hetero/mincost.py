@@ -59,6 +59,7 @@ Reading of the listings (kept identical in the exact models):
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 from collections.abc import Iterable
 
@@ -156,7 +157,7 @@ class Configs:
             rows = np.stack([self.q[first], self.m[first], self.n[first], self.d[first]], axis=1)
             order = np.argsort(inv, kind="stable")
             bounds = np.concatenate([[0], np.cumsum(np.bincount(inv, minlength=len(uniq)))]).tolist()
-            members = [order[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]  # np.split, faster
+            members = [order[a:b] for a, b in itertools.pairwise(bounds)]  # np.split, faster
             got["qmnd"] = (rows, members)
             object.__setattr__(self, "_groups", got)
         return got
