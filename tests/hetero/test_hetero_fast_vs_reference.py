@@ -72,3 +72,13 @@ def test_online_fast_and_reference_take_the_same_decisions(monkeypatch, preset, 
     assert not FAMILY.check_result(inst, fast)
     assert fast.schedule == ref.schedule
     assert fast.objective == ref.objective
+
+
+def test_online_every_slot_fast_and_reference_take_the_same_decisions(monkeypatch):
+    inst = generate("paper", seed=5, jobs=30, servers=10, horizon=60)
+    fast = api.run("online_every_slot", inst)
+    monkeypatch.setattr(mincost, "REFERENCE", True)
+    ref = api.run("online_every_slot", inst)
+    assert not FAMILY.check_result(inst, fast)
+    assert fast.schedule == ref.schedule
+    assert fast.objective == ref.objective
