@@ -64,10 +64,13 @@ assumptions hold):
 * Inside A_online A_maxweight stops pricing a job once no schedule can cost less than w_j
   (``exact_costs=False``): the same decisions, far fewer evaluations.
 
-Speed (benchmarks/hetero_online_speed.py, paper preset, 150 servers, T = 300,
-2 shared cores): 250 jobs 3.9 s, 500 jobs 8.0 s, 1,000 jobs 20.4 s wall
-(earlier measurements under heavier load: 8.7 / 17.5 / 41.9 s). Paper preset
-at T = 150: 20 jobs 0.3 s, 100 jobs 1.4 s.
+Speed (benchmarks/hetero_online_speed.py, paper preset, 150 servers, T = 300, seed 0, process CPU
+seconds on 2 shared cores): 250 jobs 3.2 s, 1,000 jobs 19.3 s, 4,000 jobs 127 s (12.6 / 19.3 / 31.8 ms
+per job; the former implementation, which rebuilt A_maxweight's priced window after every accepted
+job: 3.5 / 20.7 / 130.5 s). The paper preset itself (300 jobs, T = 150): 3.7 s. Nearly all of it is
+the exact per-job search (`edgeopt.hetero.mincost.search`), and its cost per job grows with the jobs
+because on a fuller cluster far more (configuration, start) pairs pass the first lower bound: per search,
+6 second-stage bound checks and 1.8 colocated group evaluations at 250 jobs, 140 and 14.8 at 1,000.
 """
 
 from __future__ import annotations
