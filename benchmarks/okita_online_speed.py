@@ -15,10 +15,9 @@ from __future__ import annotations
 import json
 import os
 import statistics
-import time
 
 from edgeopt import api
-from edgeopt.bench import benchmark_parser, result_path
+from edgeopt.bench import benchmark_parser, measure, result_path
 from edgeopt.okita import FAMILY, generate
 
 CELLS = [(100, 50), (200, 50), (400, 50), (100, 25), (100, 100)]
@@ -30,20 +29,20 @@ def main() -> None:
     args = ap.parse_args()
     rows = []
     for jobs, sites in CELLS:
-        times, cpu, calls, statuses = [], [], [], []
+        times, cpu, calls, statuses, peak = [], [], [], [], []
         for seed in args.seeds:
             inst = generate("paper", seed=seed, jobs=jobs, servers=sites)
-            t0, c0 = time.perf_counter(), time.process_time()
-            res = api.run("online", inst)
-            times.append(time.perf_counter() - t0)
-            cpu.append(time.process_time() - c0)
+            res, m = measure(lambda inst=inst: api.run("online", inst))
+            times.append(m["wall_s"])
+            cpu.append(m["cpu_s"])
+            peak.append(m["peak_rss_mb"])
             calls.append(res.extra["osf_calls"])
             statuses.append(res.status.value + (f"({res.extra['rejected_count']})" if res.extra.get("rejected") else ""))
             if args.validate:
                 assert not FAMILY.check_result(inst, res)
         row = {"jobs": jobs, "sites": sites, "horizon": 150, "mean_s": round(statistics.mean(times), 3),
                "max_s": round(max(times), 3), "cpu_mean_s": round(statistics.mean(cpu), 3),
-               "cpu_max_s": round(max(cpu), 3), "osf_calls_mean": round(statistics.mean(calls)), "status": statuses}
+               "cpu_max_s": round(max(cpu), 3), "peak_rss_mb_max": max(peak), "osf_calls_mean": round(statistics.mean(calls)), "status": statuses}
         rows.append(row)
         print(row, flush=True)
     out = {"setting": "paper preset (Sec. V-B), arrivals uniform in [0, 50)", "seeds": args.seeds, "rows": rows,

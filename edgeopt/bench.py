@@ -16,9 +16,13 @@ import shutil
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from edgeopt.core.errors import InputError
+
+T = TypeVar("T")
 
 #: Default output folder (git-ignored); the tracked results live in benchmarks/results/.
 DEFAULT_OUT = Path("benchmarks/out")
@@ -88,3 +92,39 @@ def run_entry(cmd: list[str], out: str, key: str, cwd: str) -> dict:
         return record
     finally:
         shutil.rmtree(private, ignore_errors=True)
+
+
+def peak_rss_reset() -> bool:
+    """Reset the process's peak resident set size (Linux: ``/proc/self/clear_refs``); False if unsupported."""
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+        return True
+    except OSError:
+        return False
+
+
+def peak_rss_mb() -> float:
+    """Peak resident set size of this process in MiB since the last `peak_rss_reset` (VmHWM on Linux;
+    elsewhere the lifetime peak from ``resource.getrusage``)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    import resource
+    import sys
+
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
+
+
+def measure(fn: Callable[[], T]) -> tuple[T, dict[str, float]]:
+    """Call ``fn()``; return its result and ``{"cpu_s", "wall_s", "peak_rss_mb"}`` of the call (process CPU
+    time, which a shared machine disturbs far less than wall time; the peak RSS of the process during the
+    call where the platform can reset it, else the process's lifetime peak)."""
+    peak_rss_reset()
+    c0, t0 = time.process_time(), time.perf_counter()
+    out = fn()
+    cpu, wall = time.process_time() - c0, time.perf_counter() - t0
+    return out, {"cpu_s": round(cpu, 3), "wall_s": round(wall, 3), "peak_rss_mb": round(peak_rss_mb(), 1)}

@@ -275,8 +275,94 @@ def _range_min(t: np.ndarray, o: np.ndarray, e: np.ndarray) -> np.ndarray:
     # log2 in floats can be off by one at powers of two: correct it.
     k = np.where((1 << (k + 1)) <= length, k + 1, k)
     k = np.where((1 << k) > length, k - 1, k)
-    r = np.arange(t.shape[1])[None, :]
-    return np.minimum(t[k[:, None], r, o[:, None]], t[k[:, None], r, (e - (1 << k))[:, None]])
+    out = np.empty((len(o), t.shape[1]))
+    for kk in np.unique(k).tolist():  # one gather of whole columns per level: far fewer index computations
+        sel = np.flatnonzero(k == kk)
+        lvl = t[kk]
+        out[sel] = np.minimum(lvl[:, o[sel]], lvl[:, e[sel] - (1 << kk)]).T
+    return out
+
+
+#: Run the reference implementation (True): `best_option` rebuilds its whole-window prices, prefix sums
+#: and range-min tables for every job, instead of reading them from a `WindowCache` that A_maxsche updates
+#: after each accepted job. Both take the same decisions (tests run them against each other).
+REFERENCE = False
+
+
+class _Side:
+    """One resource (a worker type or a PS type) of a `WindowCache`: its servers, per-slot prices and free
+    capacity over the window, prefix sums of the prices, the range-min table of the free capacity and,
+    per slot boundary, how many servers gain free capacity there (the candidate starts)."""
+
+    def __init__(self, ledger: CapacityLedger, resource: int, theta: float, lo: int, hi: int) -> None:
+        self.r, self.theta, self.lo, self.hi = resource, theta, lo, hi
+        self.rows = np.flatnonzero(ledger.capacity[:, resource] > 0)
+        self.cap = ledger.capacity[self.rows, resource, None]
+        used = ledger.usage[self.rows, resource, lo:hi]
+        self.price = exponential_price(used, self.cap, theta)
+        self.free = self.cap - used
+        self.prefix = np.zeros((len(self.rows), hi - lo + 1))
+        np.cumsum(self.price, axis=1, out=self.prefix[:, 1:])
+        self.table = _range_min_table(self.free)
+        self.up = (np.diff(self.free, axis=1) > 0).sum(axis=0)
+
+    def update(self, ledger: CapacityLedger, servers: np.ndarray, s: int, e: int) -> None:
+        """The ledger changed on ``servers`` in the window's slots ``[s, e)`` (window offsets)."""
+        pos = np.searchsorted(self.rows, servers)
+        pos = pos[(pos < len(self.rows)) & (self.rows[np.minimum(pos, len(self.rows) - 1)] == servers)]
+        if not len(pos):
+            return
+        L = self.hi - self.lo
+        a, b = max(0, s - 1), min(e, L - 1)  # boundaries t | t+1 that see a changed slot
+        if a < b:
+            self.up[a:b] -= (np.diff(self.free[pos, a:b + 1], axis=1) > 0).sum(axis=0)
+        used = ledger.usage[self.rows[pos], self.r, self.lo + s:self.lo + e]
+        self.price[np.ix_(pos, np.arange(s, e))] = exponential_price(used, self.cap[pos], self.theta)
+        self.free[np.ix_(pos, np.arange(s, e))] = self.cap[pos] - used
+        if a < b:
+            self.up[a:b] += (np.diff(self.free[pos, a:b + 1], axis=1) > 0).sum(axis=0)
+        # resume the prefix sums at s with the same sequential additions as one cumsum over the row
+        run = np.concatenate([self.prefix[pos, s:s + 1], self.price[pos, s:]], axis=1)
+        self.prefix[pos, s + 1:] = np.cumsum(run, axis=1)[:, 1:]
+        t = self.table
+        t[0, pos, s:e] = self.free[pos, s:e]
+        for k in range(1, t.shape[0]):
+            h = 1 << (k - 1)
+            n = L - (1 << k) + 1
+            if n <= 0:
+                break
+            lo_, hi_ = max(0, s - (1 << k) + 1), min(e, n)
+            if lo_ < hi_:
+                t[k, pos, lo_:hi_] = np.minimum(t[k - 1, pos, lo_:hi_], t[k - 1, pos, h + lo_:h + hi_])
+
+
+class WindowCache:
+    """What `best_option` reads for every job of one A_maxsche pass over the window ``[lo, hi)``, built once
+    per resource and then updated only for the servers and slots an accepted job reserved (`update`), so a
+    job costs O(its candidates), not O(servers x window) of rebuilt prices and tables. Every array is
+    bitwise what `best_option`'s reference path computes from the ledger (tests check this)."""
+
+    def __init__(self, instance: Instance, ledger: CapacityLedger, prices: Prices, lo: int, hi: int) -> None:
+        self.instance, self.ledger, self.prices, self.lo, self.hi = instance, ledger, prices, lo, hi
+        self._sides: dict[int, _Side] = {}
+
+    def side(self, resource: int) -> _Side:
+        got = self._sides.get(resource)
+        if got is None:
+            theta = self.prices.theta1 if resource < self.instance.n_worker_types else self.prices.theta2
+            got = self._sides[resource] = _Side(self.ledger, resource, theta, self.lo, self.hi)
+        return got
+
+    def update(self, servers: Sequence[int], start: int, end: int, resources: Sequence[int]) -> None:
+        """The ledger's usage of ``resources`` changed on ``servers`` over the absolute slots ``[start, end)``."""
+        s, e = max(start, self.lo) - self.lo, min(end, self.hi) - self.lo
+        if s >= e:
+            return
+        rows = np.array(sorted({int(x) for x in servers}), dtype=np.int64)
+        for r in set(resources):
+            side = self._sides.get(int(r))
+            if side is not None:
+                side.update(self.ledger, rows, s, e)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -300,6 +386,7 @@ def best_option(
     *,
     window_start_only: bool = False,
     colocation: bool = True,
+    cache: WindowCache | None = None,
 ) -> Option | None:
     """The cheapest (cost, earliest completion, fewest workers, colocated first) option in ``[lo, hi)``.
 
@@ -307,25 +394,38 @@ def best_option(
     costs are those `cost_colocated` / `cost_distributed` compute.
     ``window_start_only`` evaluates only runs starting at ``lo`` (Alg. 3/4's
     literal ``c_j = tau_i + d_j``); ``colocation=False`` evaluates COST_D only.
+    ``cache``: a `WindowCache` of the same ledger and window (the fast path; None: the reference, which
+    rebuilds the window's prices and tables from the ledger).
     """
     L = hi - lo
     if L <= 0:
         return None
     # Only servers that have the job's worker / PS type at all can host it.
-    rw = np.flatnonzero(ledger.capacity[:, job.worker_type] > 0)
-    rp = np.flatnonzero(ledger.capacity[:, instance.n_worker_types + job.ps_type] > 0)
+    if cache is not None:
+        if (cache.lo, cache.hi) != (lo, hi) or cache.ledger is not ledger:
+            raise ValueError("the cache is of another window or ledger")
+        sw, sp = cache.side(job.worker_type), cache.side(instance.n_worker_types + job.ps_type)
+        rw, rp = sw.rows, sp.rows
+    else:
+        rw = np.flatnonzero(ledger.capacity[:, job.worker_type] > 0)
+        rp = np.flatnonzero(ledger.capacity[:, instance.n_worker_types + job.ps_type] > 0)
     if len(rw) == 0 or len(rp) == 0:
         return None
-    lam, mu, fw, fp = prices.arrays(instance, ledger, job, lo, hi, rw, rp)
+    if cache is None:
+        lam, mu, fw, fp = prices.arrays(instance, ledger, job, lo, hi, rw, rp)
     rel = instance.release(job.id) - lo
     dd = durations(instance, job)  # [2, D]
     D = job.chunks
     # candidate starts (offsets in the window)
     cands = [np.zeros(1, dtype=np.int64)]
-    for arr in (fw, fp):
+    if cache is not None:
         if L > 1:
-            up = np.any(np.diff(arr, axis=1) > 0, axis=0)
-            cands.append(np.flatnonzero(up) + 1)
+            cands += [np.flatnonzero(sw.up > 0) + 1, np.flatnonzero(sp.up > 0) + 1]
+    else:
+        for arr in (fw, fp):
+            if L > 1:
+                up = np.any(np.diff(arr, axis=1) > 0, axis=0)
+                cands.append(np.flatnonzero(up) + 1)
     rr = rel[(rel > 0) & (rel < L)]
     cands.append(rr.astype(np.int64))
     cand = np.zeros(1, dtype=np.int64) if window_start_only else np.unique(np.concatenate(cands))
@@ -338,63 +438,86 @@ def best_option(
         return None
     xi_t, w_t, o_t, e_t, d_t = (a[valid] for a in (xi_g, w_g, o_g, e_g, d_g))
 
-    Cl = np.zeros((len(rw), L + 1))
-    np.cumsum(lam, axis=1, out=Cl[:, 1:])
-    Cm = np.zeros((len(rp), L + 1))
-    np.cumsum(mu, axis=1, out=Cm[:, 1:])
-    tw = _range_min_table(fw)
-    tp = _range_min_table(fp)
+    if cache is not None:
+        Cl, Cm, tw, tp = sw.prefix, sp.prefix, sw.table, sp.table
+    else:
+        Cl = np.zeros((len(rw), L + 1))
+        np.cumsum(lam, axis=1, out=Cl[:, 1:])
+        Cm = np.zeros((len(rp), L + 1))
+        np.cumsum(mu, axis=1, out=Cm[:, 1:])
+        tw = _range_min_table(fw)
+        tp = _range_min_table(fp)
 
     costs = np.full(len(xi_t), INF)
-    # -- colocated (COST_C): servers with both the worker type and the PS type
     rc = np.intersect1d(rw, rp)
-    sel = np.flatnonzero(xi_t == 1) if colocation else np.zeros(0, dtype=np.int64)
-    if len(rc) and len(sel):
-        iw = np.searchsorted(rw, rc)
-        ip = np.searchsorted(rp, rc)
-        o, e, w = o_t[sel], e_t[sel], w_t[sel]
-        mw = _range_min(tw, o, e)[:, iw]
-        mp = _range_min(tp, o, e)[:, ip]
-        ok = (rel[rc][None, :] <= o[:, None]) & (mw >= w[:, None]) & (mp >= 1)
-        c = w[:, None] * (Cl[iw][:, e] - Cl[iw][:, o]).T + (Cm[ip][:, e] - Cm[ip][:, o]).T
-        costs[sel] = np.where(ok, c, INF).min(axis=1)
-    # -- distributed (COST_D)
-    sel = np.flatnonzero(xi_t == 0)
-    if len(sel):
-        o, e, w = o_t[sel], e_t[sel], w_t[sel]
-        mw = _range_min(tw, o, e)  # [N, |rw|]
-        avail = np.where(rel[rw][None, :] <= o[:, None], np.floor(mw + 1e-9), 0.0)
-        avail = np.clip(avail, 0, w[:, None])
-        unit = (Cl[:, e] - Cl[:, o]).T  # [N, |rw|]
-        order = np.argsort(unit, axis=1, kind="stable")
-        a_s = np.take_along_axis(avail, order, axis=1)
-        u_s = np.take_along_axis(unit, order, axis=1)
-        before = np.cumsum(a_s, axis=1) - a_s
-        take = np.clip(w[:, None] - before, 0, a_s)
-        feasible = a_s.sum(axis=1) >= w
-        wcost = (take * u_s).sum(axis=1)
-        used = take > 0
-        single = used.sum(axis=1) == 1
-        first = np.argmax(used, axis=1)  # sorted position of the first (only, if single) worker server
-        only = rw[np.take_along_axis(order, first[:, None], axis=1)[:, 0]]
-        u_only = np.take_along_axis(u_s, first[:, None], axis=1)[:, 0]
-        # next cheapest server with a free worker (sorted position of the 2nd server with avail >= 1)
-        has = a_s >= 1
-        pos2 = np.argmax(np.cumsum(has, axis=1) == 2, axis=1)
-        ok2 = has.sum(axis=1) >= 2
-        u_second = np.where(ok2, np.take_along_axis(u_s, pos2[:, None], axis=1)[:, 0], INF)
-        mp = _range_min(tp, o, e)
-        pok = (rel[rp][None, :] <= o[:, None]) & (mp >= 1)
-        pc = np.where(pok, (Cm[:, e] - Cm[:, o]).T, INF)  # [N, |rp|]
-        at_only = rp[None, :] == only[:, None]
-        # (a) PS not on the only worker server (all together would be colocated, 2f)
-        pc_a = np.where(single[:, None] & at_only, INF, pc).min(axis=1)
-        # (b) PS on the only worker server, one worker moved to the next cheapest server
-        pc_only = np.where(at_only, pc, INF).min(axis=1)
-        with np.errstate(invalid="ignore"):
-            cost_b = np.where(single & ok2, wcost - u_only + u_second + pc_only, INF)
-        cost = np.minimum(wcost + pc_a, np.where(np.isnan(cost_b), INF, cost_b))
-        costs[sel] = np.where(feasible, cost, INF)
+
+    def evaluate(part: np.ndarray) -> None:
+        """Fill ``costs[part]`` (each triple's cost depends on that triple alone)."""
+        # -- colocated (COST_C): servers with both the worker type and the PS type
+        sel = part[xi_t[part] == 1] if colocation else np.zeros(0, dtype=np.int64)
+        if len(rc) and len(sel):
+            iw = np.searchsorted(rw, rc)
+            ip = np.searchsorted(rp, rc)
+            o, e, w = o_t[sel], e_t[sel], w_t[sel]
+            mw = _range_min(tw, o, e)[:, iw]
+            mp = _range_min(tp, o, e)[:, ip]
+            ok = (rel[rc][None, :] <= o[:, None]) & (mw >= w[:, None]) & (mp >= 1)
+            c = w[:, None] * (Cl[:, e][iw] - Cl[:, o][iw]).T + (Cm[:, e][ip] - Cm[:, o][ip]).T
+            costs[sel] = np.where(ok, c, INF).min(axis=1)
+        # -- distributed (COST_D)
+        sel = part[xi_t[part] == 0]
+        if len(sel):
+            o, e, w = o_t[sel], e_t[sel], w_t[sel]
+            mw = _range_min(tw, o, e)  # [N, |rw|]
+            avail = np.where(rel[rw][None, :] <= o[:, None], np.floor(mw + 1e-9), 0.0)
+            avail = np.clip(avail, 0, w[:, None])
+            unit = (Cl[:, e] - Cl[:, o]).T  # [N, |rw|]
+            order = np.argsort(unit, axis=1, kind="stable")
+            a_s = np.take_along_axis(avail, order, axis=1)
+            u_s = np.take_along_axis(unit, order, axis=1)
+            before = np.cumsum(a_s, axis=1) - a_s
+            take = np.clip(w[:, None] - before, 0, a_s)
+            feasible = a_s.sum(axis=1) >= w
+            wcost = (take * u_s).sum(axis=1)
+            used = take > 0
+            single = used.sum(axis=1) == 1
+            first = np.argmax(used, axis=1)  # sorted position of the first (only, if single) worker server
+            only = rw[np.take_along_axis(order, first[:, None], axis=1)[:, 0]]
+            u_only = np.take_along_axis(u_s, first[:, None], axis=1)[:, 0]
+            # next cheapest server with a free worker (sorted position of the 2nd server with avail >= 1)
+            has = a_s >= 1
+            pos2 = np.argmax(np.cumsum(has, axis=1) == 2, axis=1)
+            ok2 = has.sum(axis=1) >= 2
+            u_second = np.where(ok2, np.take_along_axis(u_s, pos2[:, None], axis=1)[:, 0], INF)
+            mp = _range_min(tp, o, e)
+            pok = (rel[rp][None, :] <= o[:, None]) & (mp >= 1)
+            pc = np.where(pok, (Cm[:, e] - Cm[:, o]).T, INF)  # [N, |rp|]
+            at_only = rp[None, :] == only[:, None]
+            # (a) PS not on the only worker server (all together would be colocated, 2f)
+            pc_a = np.where(single[:, None] & at_only, INF, pc).min(axis=1)
+            # (b) PS on the only worker server, one worker moved to the next cheapest server
+            pc_only = np.where(at_only, pc, INF).min(axis=1)
+            with np.errstate(invalid="ignore"):
+                cost_b = np.where(single & ok2, wcost - u_only + u_second + pc_only, INF)
+            cost = np.minimum(wcost + pc_a, np.where(np.isnan(cost_b), INF, cost_b))
+            costs[sel] = np.where(feasible, cost, INF)
+
+    if cache is None:
+        evaluate(np.arange(len(xi_t)))
+    else:
+        # Triples in order of completion, in growing chunks. Costs are >= 0 (prices are), so once a chunk
+        # holds a zero-cost option no later-completing triple can win (cost first, then completion): the
+        # common case of a job that fits on idle servers then costs a few chunks, not every start.
+        by_end = np.argsort(e_t, kind="stable")
+        pos, size = 0, 32
+        while pos < len(by_end):
+            stop = min(len(by_end), pos + size)
+            while stop < len(by_end) and e_t[by_end[stop]] == e_t[by_end[stop - 1]]:
+                stop += 1  # a chunk holds all triples of its last completion time
+            evaluate(np.sort(by_end[pos:stop]))
+            pos, size = stop, 2 * size
+            if np.any(costs[by_end[:pos]] == 0.0):
+                break
     finite = np.isfinite(costs)
     if not finite.any():
         return None
@@ -435,9 +558,10 @@ def max_schedule(
     passes `best_option`'s switches (``window_start_only``, ``colocation``).
     """
     lo, hi = window
+    cache = None if REFERENCE else WindowCache(instance, ledger, prices, lo, hi)
 
     def min_cost(j: int) -> tuple[float, Option] | None:
-        opt = best_option(instance, instance.jobs[j], ledger, prices, lo, hi, **search)
+        opt = best_option(instance, instance.jobs[j], ledger, prices, lo, hi, cache=cache, **search)
         return None if opt is None else (opt.cost, opt)
 
     out: dict[int, JobRun] = {}
@@ -446,6 +570,10 @@ def max_schedule(
         job = instance.jobs[j]
         run = place(instance, job, ledger, prices, opt).run(j)
         reserve_run(ledger, instance, job, run)
+        if cache is not None:
+            for seg in run.pieces():
+                cache.update([*seg.workers, seg.ps_server], seg.start, seg.end,
+                             (job.worker_type, instance.n_worker_types + job.ps_type))
         out[j] = run
 
     # eta_j = 1 - cost > 0 (6): A_maxweight's test with w_j = 1 (the core loop)

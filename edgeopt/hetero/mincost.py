@@ -59,6 +59,7 @@ Reading of the listings (kept identical in the exact models):
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 from collections.abc import Iterable
 
@@ -68,6 +69,11 @@ from edgeopt.hetero.instance import WORK_RTOL, Instance, Job, comm_slots
 from edgeopt.hetero.schedule import JobSchedule
 
 EPS = 1e-9
+
+#: Run the reference implementation (True): A_maxweight rebuilds its `PricedWindow` after every accepted job
+#: instead of updating it, and the search runs in numpy only. The fast path makes the same decisions;
+#: tests run both on random instances.
+REFERENCE = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -150,7 +156,8 @@ class Configs:
             inv = inv.ravel()
             rows = np.stack([self.q[first], self.m[first], self.n[first], self.d[first]], axis=1)
             order = np.argsort(inv, kind="stable")
-            members = np.split(order, np.cumsum(np.bincount(inv, minlength=len(uniq)))[:-1])
+            bounds = np.concatenate([[0], np.cumsum(np.bincount(inv, minlength=len(uniq)))]).tolist()
+            members = [order[a:b] for a, b in itertools.pairwise(bounds)]  # np.split, faster
             got["qmnd"] = (rows, members)
             object.__setattr__(self, "_groups", got)
         return got
@@ -249,10 +256,65 @@ class PricedWindow:
         else:
             self.ps_max_table = _sparse_min(np.zeros((1, self.T)))
         self._pe_slot = pe
+        self._pz_slot = pz if len(self.z) else None
+        self._cz_slot = cz if len(self.z) else None
         self._cheapest: dict[int, np.ndarray] = {}
+        self._cheapest_F: dict[int, np.ndarray] = {}  # per-slot cheapest-N costs behind `_cheapest`
+        self._prefix_stale: dict[int, tuple[int, int]] = {}  # m -> slots [s, e) changed since `_cheapest[m]`
         self._window_cheap: dict[tuple[int, int], np.ndarray] = {}
+        self._stale: dict[tuple[int, int], int] = {}  # cache key -> first start column to recompute
         self._ps_a: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None  # for `ps_server_room`, lazily
         self._ps_room_idle: dict[int, np.ndarray] = {}
+
+    def update(self, price: np.ndarray, free: np.ndarray, start: int, end: int, rows: np.ndarray) -> None:
+        """Bring the window up to date after the prices and free capacity of the servers ``rows`` changed in
+        the slots ``[start, end)`` (absolute slots; nothing else may have changed).
+
+        Afterwards every array and every cached answer is bitwise what a new `PricedWindow` of ``price`` and
+        ``free`` would hold or compute (tests check this): per-slot values are recomputed only for the
+        changed slots and servers, prefix sums are resumed from the first changed slot with the same
+        sequential additions, sparse tables of minima are patched level by level, and cached answers are
+        marked stale (the changed slots; for window answers, from the first start whose window sees a changed
+        prefix sum) and refreshed when next read. A job's price update
+        thus costs O(its servers x (T - start)) instead of a rebuild of the whole window.
+        """
+        s, e = max(start, self.lo) - self.lo, min(end, self.hi) - self.lo
+        if s >= e:
+            return
+        rows = np.asarray(rows, dtype=np.int64)
+        pr = np.asarray(price, dtype=float)[rows][:, :, self.lo + s:self.lo + e]
+        fr = np.asarray(free, dtype=float)[rows][:, :, self.lo + s:self.lo + e]
+        sub = np.ix_(np.arange(len(self.e)), rows, np.arange(s, e))
+        pe = np.einsum("hrt,mr->mht", pr, self.e)
+        self._pe_slot[sub] = pe
+        self.pe[:, rows, s + 1:] = _resume_cumsum(self.pe[:, rows, s], self._pe_slot[:, rows, s:])
+        self.pe_min[:, s + 1:] = _resume_cumsum(self.pe_min[:, s], self._pe_slot[:, :, s:].min(axis=1))
+        if len(self.z):
+            pz = np.einsum("hrt,pr->pht", pr, self.z)
+            self._pz_slot[np.ix_(np.arange(len(self.z)), rows, np.arange(s, e))] = pz
+            self.pz[:, rows, s + 1:] = _resume_cumsum(self.pz[:, rows, s], self._pz_slot[:, rows, s:])
+            self.pz_min[:, s + 1:] = _resume_cumsum(self.pz_min[:, s], self._pz_slot[:, :, s:].min(axis=1))
+            self.pz_minall[s + 1:] = _resume_cumsum(self.pz_minall[s], self._pz_slot[:, :, s:].min(axis=(0, 1)))
+        self.table[0][rows, :, s:e] = fr
+        _patch_sparse_min(self.table, s, e, rows)
+        ft = np.moveaxis(fr, 1, 2)
+        self._cw_slot[sub] = np.stack([np.maximum(_copies(ft, x), 0) for x in self.e])
+        cw = self._cw_slot[:, :, s:e]
+        self.tot_table[0][:, s:e] = np.minimum(cw, 10**6).sum(axis=1).astype(float)
+        _patch_sparse_min(self.tot_table, s, e)
+        self.max_table[0][:, s:e] = cw.max(axis=1).astype(float)
+        _patch_sparse_min(self.max_table, s, e)
+        if len(self.z):
+            self._cz_slot[np.ix_(np.arange(len(self.z)), rows, np.arange(s, e))] = np.stack(
+                [np.maximum(_copies(ft, x), 0) for x in self.z])
+            self.ps_max_table[0][:, s:e] = self._cz_slot[:, :, s:e].max(axis=1).astype(float)
+            _patch_sparse_min(self.ps_max_table, s, e)
+        for m in self._cheapest_F:  # refreshed when next read (`cheapest_prefix`)
+            a, b = self._prefix_stale.get(m, (s, e))
+            self._prefix_stale[m] = (min(a, s), max(b, e))
+        for key in self._window_cheap:
+            first = max(0, s - key[1] + 1)
+            self._stale[key] = min(self._stale.get(key, first), first)
 
     def cheapest_prefix(self, m: int, nmax: int) -> np.ndarray:
         """Prefix sums over slots of the cheapest-N worker cost per slot: [2, nmax + 1, T + 1]
@@ -264,8 +326,17 @@ class PricedWindow:
         """
         got = self._cheapest.get(m)
         if got is not None and got.shape[1] > nmax:
+            if m in self._prefix_stale:  # slots [s, e) changed since: their columns, then the sums from s
+                s, e = self._prefix_stale.pop(m)
+                F = self._cheapest_F[m]
+                F[:, s:e] = _cheapest_n(self._pe_slot[m][:, s:e], self._cw_slot[m][:, s:e], F.shape[0] - 1)
+                bad = np.isinf(F[:, s:])
+                got[0, :, s + 1:] = _resume_cumsum(got[0, :, s], np.where(bad, 0.0, F[:, s:]))
+                got[1, :, s + 1:] = _resume_cumsum(got[1, :, s], bad)
             return got
+        self._prefix_stale.pop(m, None)
         F = _cheapest_n(self._pe_slot[m], self._cw_slot[m], nmax)
+        self._cheapest_F[m] = F
         # prefix sums of the finite part, and of the number of slots where N do not fit (inf)
         bad = np.isinf(F)
         zero = np.zeros((nmax + 1, 1))
@@ -281,16 +352,22 @@ class PricedWindow:
         key = (m, d)
         got = self._window_cheap.get(key)
         if got is not None and got.shape[0] > nmax:
+            if key in self._stale:
+                first = self._stale.pop(key)
+                got[:, first:] = self._window_cheapest_at(m, d, got.shape[0] - 1, np.arange(first, self.T - d + 1))
             return got
-        ts = np.arange(0, self.T - d + 1)
+        self._stale.pop(key, None)
+        out = self._window_cheapest_at(m, d, nmax, np.arange(0, self.T - d + 1))
+        self._window_cheap[key] = out
+        return out
+
+    def _window_cheapest_at(self, m: int, d: int, nmax: int, ts: np.ndarray) -> np.ndarray:
         k = d.bit_length() - 1
         lvl = self.table[k]
         mf = np.minimum(lvl[:, :, ts], lvl[:, :, ts + d - (1 << k)])  # [H, R, S]
         cw = np.maximum(_copies(np.moveaxis(mf, 1, 2), self.e[m]), 0)  # [H, S]
         om = self.pe[m][:, ts + d] - self.pe[m][:, ts]
-        out = _cheapest_n(om, cw, nmax)
-        self._window_cheap[key] = out
-        return out
+        return _cheapest_n(om, cw, nmax)
 
     def minfree(self, t: int, d: int) -> np.ndarray:
         """min over [t, t+d) (window coordinates) of free capacity: [H, R]."""
@@ -305,17 +382,22 @@ class PricedWindow:
         """min over servers of one type-p PS's cost over [t, t+d), for every start t: [T - d + 1] (cached)."""
         key = (-1 - p, d)
         got = self._window_cheap.get(key)
-        if got is None:
-            ts = np.arange(0, self.T - d + 1)
-            got = (self.pz[p][:, ts + d] - self.pz[p][:, ts]).min(axis=0)
-            self._window_cheap[key] = got
+        if got is None or key in self._stale:
+            first = self._stale.pop(key, 0) if got is not None else 0
+            ts = np.arange(first, self.T - d + 1)
+            part = (self.pz[p][:, ts + d] - self.pz[p][:, ts]).min(axis=0)
+            if got is None:
+                got = self._window_cheap[key] = part
+            else:
+                got[first:] = part
         return got
 
     def ps_cost_min_all(self, d: int) -> np.ndarray:
         """min over PS types of `ps_cost_min` (zeros without PS types): [T - d + 1] (cached)."""
         key = (-10_000, d)
         got = self._window_cheap.get(key)
-        if got is None:
+        if got is None or key in self._stale:
+            self._stale.pop(key, None)
             if len(self.z):
                 got = np.min([self.ps_cost_min(p, d) for p in range(len(self.z))], axis=0)
             else:
@@ -410,6 +492,28 @@ def _sparse_min(a: np.ndarray) -> list[np.ndarray]:
         table.append(np.minimum(prev[..., :-k], prev[..., k:]))
         k *= 2
     return table
+
+
+def _patch_sparse_min(table: list[np.ndarray], s: int, e: int, rows: np.ndarray | None = None) -> None:
+    """Recompute the entries of a `_sparse_min` table that see the slots ``[s, e)`` of level 0 (only ``rows``
+    of the first axis when given), after level 0 changed there."""
+    k = 1
+    for level in range(1, len(table)):
+        prev, cur = table[level - 1], table[level]
+        a, b = max(0, s - 2 * k + 1), min(e, cur.shape[-1])
+        if a < b:
+            if rows is None:
+                cur[..., a:b] = np.minimum(prev[..., a:b], prev[..., a + k:b + k])
+            else:
+                cur[rows, ..., a:b] = np.minimum(prev[rows, ..., a:b], prev[rows, ..., a + k:b + k])
+        k *= 2
+
+
+def _resume_cumsum(base: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``np.cumsum`` along the last axis of ``x`` started from ``base`` (the prefix sum before ``x``), with
+    the same sequential additions as a cumsum over the whole row: ``base + x0``, ``(base + x0) + x1``, ..."""
+    x = np.asarray(x, dtype=float)
+    return np.cumsum(np.concatenate([np.asarray(base, dtype=float)[..., None], x], axis=-1), axis=-1)[..., 1:]
 
 
 def _window_min(table: list[np.ndarray], rows: np.ndarray, ts: np.ndarray, d: np.ndarray) -> np.ndarray:
@@ -784,18 +888,25 @@ def _need(instance: Instance, arch: str) -> None:
         raise ValueError(f"this routine is for architecture {arch!r}, the instance is {instance.architecture!r}")
 
 
-def fits_idle(instance: Instance, job: Job, configs: Configs | None = None) -> bool:
+def idle_window(instance: Instance) -> PricedWindow:
+    """The one-slot `PricedWindow` of the idle cluster (zero prices, free = capacities) that `fits_idle` reads;
+    build it once and pass it to every `fits_idle` call on the same instance."""
+    cap = instance.capacity[:, :, None]
+    return PricedWindow(instance, np.zeros_like(cap), cap, 0, 1)
+
+
+def fits_idle(instance: Instance, job: Job, configs: Configs | None = None, idle: PricedWindow | None = None
+              ) -> bool:
     """Whether some configuration of ``job`` fits on the idle cluster (capacities C, any time).
 
     Feasibility on an idle cluster does not depend on time and is monotone in
     N (dropping a worker off the PS server keeps (2i)), so the fewest-workers
-    configuration of each (q, m, p) decides.
+    configuration of each (q, m, p) decides. ``idle``: `idle_window` of the instance (built when None).
     """
     cf = configs if configs is not None else job_configs(instance, job)
     if not len(cf):
         return False
-    cap = instance.capacity[:, :, None]
-    w = PricedWindow(instance, np.zeros_like(cap), cap, 0, 1)
+    w = idle if idle is not None else idle_window(instance)
     seen: set[tuple[int, int, int]] = set()
     for k in np.lexsort((cf.n, cf.p, cf.m, cf.q)):
         q, m, p, n = int(cf.q[k]), int(cf.m[k]), int(cf.p[k]), int(cf.n[k])

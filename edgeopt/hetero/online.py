@@ -64,10 +64,13 @@ assumptions hold):
 * Inside A_online A_maxweight stops pricing a job once no schedule can cost less than w_j
   (``exact_costs=False``): the same decisions, far fewer evaluations.
 
-Speed (benchmarks/hetero_online_speed.py, paper preset, 150 servers, T = 300,
-2 shared cores): 250 jobs 3.9 s, 500 jobs 8.0 s, 1,000 jobs 20.4 s wall
-(earlier measurements under heavier load: 8.7 / 17.5 / 41.9 s). Paper preset
-at T = 150: 20 jobs 0.3 s, 100 jobs 1.4 s.
+Speed (benchmarks/hetero_online_speed.py, paper preset, 150 servers, T = 300, seed 0, process CPU
+seconds on 2 shared cores): 250 jobs 3.2 s, 1,000 jobs 19.3 s, 4,000 jobs 127 s (12.6 / 19.3 / 31.8 ms
+per job; the former implementation, which rebuilt A_maxweight's priced window after every accepted
+job: 3.5 / 20.7 / 130.5 s). The paper preset itself (300 jobs, T = 150): 3.7 s. Nearly all of it is
+the exact per-job search (`edgeopt.hetero.mincost.search`), and its cost per job grows with the jobs
+because on a fuller cluster far more (configuration, start) pairs pass the first lower bound: per search,
+6 second-stage bound checks and 1.8 colocated group evaluations at 250 jobs, 140 and 14.8 at 1,000.
 """
 
 from __future__ import annotations
@@ -87,12 +90,14 @@ from edgeopt.core import (
     run_online,
     stopwatch,
 )
+from edgeopt.hetero import mincost
 from edgeopt.hetero.instance import Instance, Job
 from edgeopt.hetero.mincost import (
     Configs,
     Placement,
     PricedWindow,
     fits_idle,
+    idle_window,
     job_configs,
     min_cost,
     min_cost_colocated,
@@ -185,7 +190,8 @@ class MaxWeightOutcome:
 
 def max_weight_batch(instance: Instance, jobs: Sequence[Job | int], window: tuple[int, int], *,
                      usage: np.ndarray | None = None, lam: float | None = None, F: float | None = None,
-                     configs: dict[int, Configs] | None = None, exact_costs: bool = True) -> MaxWeightOutcome:
+                     configs: dict[int, Configs] | None = None, exact_costs: bool = True,
+                     incremental: bool | None = None) -> MaxWeightOutcome:
     """A_maxweight (Alg. 3) on the jobs ``jobs`` (phi) within ``window`` = [lo, hi).
 
     Each job, in the given order, is priced by `min_cost` (A_mincost1/2 or
@@ -195,8 +201,13 @@ def max_weight_batch(instance: Instance, jobs: Sequence[Job | int], window: tupl
     ``lam`` defaults to `lambda_of` with F (default: max over ``jobs`` of
     w_j / `smallest_consumption`). With ``exact_costs=False`` the search for a
     job stops as soon as no schedule can cost less than w_j (the decisions and
-    u_j are the same; ``cost[j]`` is then inf for every job left unscheduled).
+    u_j are the same; ``cost[j]`` is then inf for every job left unscheduled). ``incremental=False``
+    rebuilds the window's prices from scratch after every accepted job (the reference) instead of updating
+    them for the accepted job's servers and slots (`PricedWindow.update`); the decisions are the same.
+    The default (None) follows `edgeopt.hetero.mincost.REFERENCE`.
     """
+    if incremental is None:
+        incremental = not mincost.REFERENCE
     js = [instance.jobs[j] if isinstance(j, (int, np.integer)) else j for j in jobs]
     configs = configs if configs is not None else {}
     for j in js:
@@ -215,7 +226,7 @@ def max_weight_batch(instance: Instance, jobs: Sequence[Job | int], window: tupl
     costs: dict[int, float] = {}
     ctx = None
     for j in js:
-        if ctx is None:  # prices and free capacity change only when a job is scheduled
+        if ctx is None:
             ctx = PricedWindow(instance, delta, cap[:, :, None] - beta, int(window[0]), int(window[1]))
         pl = search(instance, j, delta, None, window, configs=configs[j.id], ctx=ctx,
                     cutoff=math.inf if exact_costs else j.weight)
@@ -227,7 +238,12 @@ def max_weight_batch(instance: Instance, jobs: Sequence[Job | int], window: tupl
             _reserve(instance, beta, pl)
             lo, hi = pl.start, pl.end
             delta[:, :, lo:hi] = prices(beta[:, :, lo:hi], cap, lam)
-            ctx = None
+            # prices and free capacity changed only on the placement's servers and slots
+            rows = np.array(sorted(set(pl.workers) | set(pl.ps)), dtype=np.int64)
+            if incremental:
+                ctx.update(delta, cap[:, :, None] - beta, lo, hi, rows)
+            else:
+                ctx = None
     return MaxWeightOutcome(placements, u, costs, delta, beta, (int(window[0]), int(window[1])), lam)
 
 
@@ -334,6 +350,7 @@ class OnlineScheduler(OnlinePolicy[Job]):
         self.round_at = {r.slot: r for r in self.rounds}
         self.last_start = self.rounds[-1].slot if self.rounds else -1
         self.ledger = CapacityLedger(instance.capacity, self.T, instance.resources)
+        self.idle = idle_window(instance)
         self.pending: list[Job] = []
         self.configs: dict[int, Configs] = {}
         self.placements: dict[int, Placement] = {}
@@ -347,7 +364,7 @@ class OnlineScheduler(OnlinePolicy[Job]):
         for j in jobs:
             cf = job_configs(self.inst, j)
             self.configs[j.id] = cf
-            if not fits_idle(self.inst, j, cf.select(cf.d <= self.T - j.arrival)):
+            if not fits_idle(self.inst, j, cf.select(cf.d <= self.T - j.arrival), self.idle):
                 self.rejected.append(j.id)
                 self.commit(j.id, {"rejected": True, "reason": "fits nowhere on the idle cluster"})
                 continue
