@@ -11,8 +11,18 @@ algorithm / method, a model above the size budget) with a one-line message
 from __future__ import annotations
 
 import contextlib
+import os
+import signal
 import sys
 import time
+
+_ORIG_ARGV = getattr(sys, "orig_argv", sys.argv)
+if (len(_ORIG_ARGV) > 1 and os.path.basename(_ORIG_ARGV[1]) == "edgeopt") or _ORIG_ARGV[1:3] == ["-m", "edgeopt.cli"]:
+    # Started as the command (not imported, nor re-imported by a multiprocessing child, which sees the
+    # parent's sys.argv): a signal during the imports below (seconds) exits 130/143 at once instead of
+    # killing the process by the signal (exit -2/-15).
+    signal.signal(signal.SIGINT, lambda signum, frame: os._exit(128 + signum))
+    signal.signal(signal.SIGTERM, lambda signum, frame: os._exit(128 + signum))
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -22,7 +32,7 @@ from rich.table import Table
 
 from edgeopt import api
 from edgeopt.core import InputError, Result
-from edgeopt.core.jsonio import dumps, write_json
+from edgeopt.core.jsonio import check_output_path, dumps, set_max_input_bytes, write_json
 
 
 def _preset_help() -> str:
@@ -48,6 +58,18 @@ out = Console(highlight=False, width=None if sys.stdout.isatty() else 110)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 OutFile = Annotated[Path | None, typer.Option("-o", "--output", help="Write the result/instance JSON here.")]
+
+
+def _set_input_cap(value: int | None) -> int | None:
+    if value is not None:
+        set_max_input_bytes(value)  # InputError (exit 2) for a value < 1
+    return value
+
+
+MaxInputBytes = Annotated[int | None, typer.Option(
+    "--max-input-bytes", callback=_set_input_cap,
+    help="Refuse input files larger than this many bytes before reading them (default 64 MiB, "
+         "after gzip decompression).")]
 Seed = Annotated[int, typer.Option("--seed", help="Random seed (same seed, same output).")]
 
 
@@ -142,6 +164,7 @@ def generate(
     Options of the family's own generator follow as ``--name VALUE`` (listed below).
     """
     options = _family_options(ctx.args)
+    check_output_path(output)
     instance = api.generate(family, preset, seed=seed, jobs=jobs, servers=servers, horizon=horizon, **options)
     write_json(output, instance.model_dump(mode="json"))
     n_jobs = len(getattr(instance, "jobs", []))
@@ -201,8 +224,10 @@ def run(
     seed: Seed = 0,
     param: Annotated[list[str] | None, typer.Option(
         "--param", help="KEY=VALUE, repeatable; see `edgeopt algorithms FAMILY` for each algorithm's parameters.")] = None,
+    max_input_bytes: MaxInputBytes = None,
 ) -> None:
     """Run ALGORITHM on INSTANCE and print (or write) its result."""
+    check_output_path(output)
     inst = api.load(instance)
     spec = api.family_of(inst)
     params = _parse_params(param or [])
@@ -222,8 +247,10 @@ def solve(
     max_model_size: Annotated[int | None, typer.Option(
         "--max-model-size", help="Budget on the model's estimated nonzeros (default 2,000,000, about 3 GB); "
         "larger models are refused before they are built.")] = None,
+    max_input_bytes: MaxInputBytes = None,
 ) -> None:
     """Solve INSTANCE exactly (optimal, or incumbent + bound at the time limit)."""
+    check_output_path(output)
     inst = api.load(instance)
     spec = api.family_of(inst)
     with _progress_status(f"solving {spec.name} with {method} (limit {time_limit:g} s)"):
@@ -236,11 +263,13 @@ def validate(
     instance: Annotated[Path, typer.Argument(help="Instance JSON file.")],
     result: Annotated[Path, typer.Argument(help="Result JSON file.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout instead of text.")] = False,
+    max_input_bytes: MaxInputBytes = None,
 ) -> None:
     """Check RESULT against INSTANCE: exit 0 if valid, 1 with the violations listed."""
     inst = api.load(instance)
     spec = api.family_of(inst)
     res = Result.load(str(result))
+    _same_family(spec.name, res, result)
     violations = spec.check_result(inst, res)
     if as_json:
         _print_json({"valid": not violations, "family": res.family, "algorithm": res.algorithm,
@@ -270,8 +299,12 @@ def compare(
     as_json: Annotated[bool, typer.Option("--json", help="Print the comparison as JSON on stdout.")] = False,
     output: Annotated[Path | None, typer.Option("-o", "--output", help="Write the comparison as JSON here.")] = None,
     plot: Annotated[Path | None, typer.Option(help="Write a bar chart (PNG/PDF/SVG).")] = None,
+    max_input_bytes: MaxInputBytes = None,
 ) -> None:
     """Run several algorithms on INSTANCE, validate each, and tabulate their objectives."""
+    check_output_path(output)
+    if plot is not None:
+        _check_figure_path(plot, what="plot")
     inst = api.load(instance)
     spec = api.family_of(inst)
     names = list(api.algorithms(spec.name)) if algorithms == "all" else [
@@ -321,19 +354,33 @@ def schema(
     sys.stdout.write(dumps(api.family(what).instance_type.model_json_schema()))
 
 
+def _same_family(name: str, res: Result, path: Path) -> None:
+    """A result of another family than the instance is a wrong file (exit 2), not a violation."""
+    if res.family != name:
+        raise InputError("result", f"{path} is a {res.family} result, the instance is a {name} file")
+
+
 def _load_pair(instance: Path, result: Path) -> tuple[Any, Result]:
     inst = api.load(instance)
     res = api.load_result(result)
+    _same_family(api.family_of(inst).name, res, result)
     return inst, res
+
+
+def _check_figure_path(output: Path, *, what: str = "output") -> None:
+    if output.suffix.lower() not in (".png", ".svg", ".pdf"):
+        raise InputError(what, f"expected a .png, .svg or .pdf file, got {output.name!r}")
+    check_output_path(output, what=what)
 
 
 def _save_figure(fig: Any, output: Path) -> None:
     import matplotlib.pyplot as plt
 
-    if output.suffix.lower() not in (".png", ".svg", ".pdf"):
-        raise InputError("output", f"expected a .png, .svg or .pdf file, got {output.name!r}")
-    output.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(output, dpi=150)
+    from edgeopt.core.jsonio import atomic_file
+
+    _check_figure_path(output)
+    with atomic_file(output) as tmp:
+        fig.savefig(tmp, dpi=150, format=output.suffix.lower().lstrip("."))
     plt.close(fig)
     err.print(f"wrote {output}")
 
@@ -343,8 +390,10 @@ def plot_schedule(
     instance: Annotated[Path, typer.Argument(help="Instance JSON file.")],
     result: Annotated[Path, typer.Argument(help="Result JSON file (from `edgeopt run/solve -o`).")],
     output: Annotated[Path, typer.Option("-o", "--output", help="Image to write: .png, .svg or .pdf.")],
+    max_input_bytes: MaxInputBytes = None,
 ) -> None:
     """Draw RESULT's schedule as a Gantt chart: one row per server (or site), bars coloured by job."""
+    _check_figure_path(output)
     inst, res = _load_pair(instance, result)
     _save_figure(api.plot_schedule(inst, res).figure, output)
 
@@ -354,8 +403,10 @@ def plot_utilisation(
     instance: Annotated[Path, typer.Argument(help="Instance JSON file.")],
     result: Annotated[Path, typer.Argument(help="Result JSON file (from `edgeopt run/solve -o`).")],
     output: Annotated[Path, typer.Option("-o", "--output", help="Image to write: .png, .svg or .pdf.")],
+    max_input_bytes: MaxInputBytes = None,
 ) -> None:
     """Draw the capacity RESULT's schedule uses over time, per resource."""
+    _check_figure_path(output)
     inst, res = _load_pair(instance, result)
     _save_figure(api.plot_utilisation(inst, res), output)
 
@@ -421,8 +472,11 @@ def sweep(
     Ctrl-C or SIGTERM stops the sweep (exit 130 / 143); with --store every finished instance is kept.
     On a SLURM cluster, start Dask workers with dask-jobqueue and pass --address (docs/sweeps.md).
     """
-    from edgeopt.sweep import SweepPoint, run_sweep, summarise
+    from edgeopt.sweep import SweepPoint, check_store_path, run_sweep, summarise
 
+    check_output_path(json_file, what="json")
+    if store is not None:
+        check_store_path(store)
     api.generate(family, preset, seed=0)  # fail fast on a bad family or preset
     names = None if algorithms == "all" else tuple(a.strip() for a in algorithms.split(",") if a.strip())
     unknown = sorted(set(names or ()) - set(api.algorithms(family)))
@@ -440,7 +494,7 @@ def sweep(
         for n in job_counts
         for s in _parse_seeds(seeds)
     ]
-    with _progress() as progress:
+    with _progress() as progress, _report_interruption(points, store):
         task = progress.add_task(f"sweep over {len(points)} instances", total=len(points))
         rows = run_sweep(points, address=address, n_workers=workers, store=store, retry_errors=retry_errors,
                          on_done=lambda done, total: progress.update(task, completed=done, total=total))
@@ -451,6 +505,27 @@ def sweep(
     out.print(table)
     if json_file is not None:
         write_json(json_file, rows)
+
+
+@contextlib.contextmanager
+def _report_interruption(points: list[Any], store: Path | None) -> Any:
+    """On Ctrl-C or SIGTERM, say what the sweep kept and the command that resumes it, then let it unwind."""
+    try:
+        yield
+    except (KeyboardInterrupt, Terminated):
+        import shlex
+
+        command = "edgeopt " + shlex.join(_ARGV)
+        if store is None:
+            err.print("sweep interrupted: nothing was kept (no --store); to keep finished instances, run it with "
+                      f"--store DIR: {command} --store DIR", markup=False)
+        else:
+            from edgeopt.sweep import stored_cells
+
+            kept = len(stored_cells(store) & {p.key for p in points})
+            err.print(f"sweep interrupted: {kept} of {len(points)} instances are stored in {store}; "
+                      f"resume with: {command}", markup=False)
+        raise
 
 
 def _emit(result: Result, output: Path | None) -> None:
@@ -503,14 +578,66 @@ from edgeopt.tapfinger.policy.cli import train as _train_policy
 app.command("train")(_train_policy)
 
 
+#: The arguments of the running command (for the line that resumes an interrupted sweep).
+_ARGV: list[str] = []
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: maps bad input to exit code 2 with a one-line message (all errors listed below it),
-    Ctrl-C to 130 and SIGTERM to 143, in both cases without writing any output file."""
-    import signal
+    Ctrl-C to 130 and SIGTERM to 143, in both cases without writing any output file.
+
+    Run as the command (``argv`` None), a signal gives 130/143 whenever it arrives: during the
+    imports (handlers set at the top of this module), during the command (KeyboardInterrupt or
+    `Terminated` unwinds it) and while the process exits (`_exit`)."""
     import threading
 
+    global _ARGV
+    _ARGV = list(sys.argv[1:] if argv is None else argv)
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _on_sigterm)
+        if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:  # a shell's `cmd &` ignores it: keep that
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        try:
+            _main(argv)
+            code = 0
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        except KeyboardInterrupt:  # arrived while an error was being reported
+            code = 130
+        except Terminated:
+            code = 143
+        finally:
+            set_max_input_bytes(None)
+    except KeyboardInterrupt:  # ... or just as the command ended
+        code = 130
+    except Terminated:
+        code = 143
+    if argv is not None or threading.current_thread() is not threading.main_thread():
+        sys.exit(code)
+    _exit(code)
+
+
+def _exit(code: int) -> None:
+    """Leave the process with ``code``; a signal from now on makes it 130/143 at once.
+
+    The interpreter's own shutdown puts the default handlers back before it ends, so a signal in
+    that window killed the process (exit -2/-15): exit cleanly here instead (output flushed,
+    ``atexit`` handlers run, every output file already whole), without that window."""
+    import atexit
+
+    late = lambda signum, frame: os._exit(128 + signum)  # noqa: E731
+    signal.signal(signal.SIGINT, late)
+    signal.signal(signal.SIGTERM, late)
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    with contextlib.suppress(BaseException):
+        atexit._run_exitfuncs()
+    os._exit(code)
+
+
+def _main(argv: list[str] | None) -> None:
     command = typer.main.get_command(app)
     try:
         code = command.main(args=argv, prog_name="edgeopt", standalone_mode=False)

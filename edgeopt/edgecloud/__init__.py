@@ -4,6 +4,7 @@ Importing the package registers its algorithms (``online``, the baselines).
 """
 
 from edgeopt.core import FamilySpec
+from edgeopt.core.family import model_limits
 from edgeopt.edgecloud import views as _views
 from edgeopt.edgecloud.instance import PRESETS, Instance, generate
 from edgeopt.edgecloud.schedule import Schedule, objective, validate
@@ -21,6 +22,7 @@ FAMILY = FamilySpec(
     gantt=_views.gantt,
     usage=_views.usage,
     job_rows=_views.job_rows,
+    limits=model_limits(Instance, jobs="jobs", servers="servers", horizon="horizon"),
 )
 
 __all__ = ["FAMILY", "Instance", "Schedule", "generate", "objective", "validate"]

@@ -12,6 +12,7 @@ program (2)/(15), objective), `online` (A_online and its subroutines),
 from __future__ import annotations
 
 from edgeopt.core import FamilySpec
+from edgeopt.core.family import model_limits
 from edgeopt.hetero import views as _views
 from edgeopt.hetero.instance import PRESETS, Instance, generate
 from edgeopt.hetero.schedule import Schedule, objective, validate
@@ -29,6 +30,7 @@ FAMILY = FamilySpec(
     gantt=_views.gantt,
     usage=_views.usage,
     job_rows=_views.job_rows,
+    limits=model_limits(Instance, jobs="jobs", servers="servers", horizon="horizon"),
 )
 
 # Importing the algorithm modules registers them (edgeopt.core.register).

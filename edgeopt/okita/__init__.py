@@ -11,6 +11,7 @@ model + generators), `schedule` (schedule model, validator of program (2), objec
 from __future__ import annotations
 
 from edgeopt.core import FamilySpec, GanttBar, JobRow, UsageSeries
+from edgeopt.core.family import model_limits
 from edgeopt.okita.instance import PRESETS, Instance, generate
 from edgeopt.okita.schedule import Schedule, job_parts, objective, usage_per_slot, validate
 
@@ -72,6 +73,7 @@ FAMILY = FamilySpec(
     gantt=gantt,
     usage=usage,
     job_rows=job_rows,
+    limits=model_limits(Instance, jobs="jobs", servers="sites", sites="sites", horizon="horizon"),
 )
 
 # Importing the algorithm modules registers them (edgeopt.core.register).

@@ -13,6 +13,7 @@ elastic SRTF / Tiresias-L variants that are not the paper's).
 from __future__ import annotations
 
 from edgeopt.core import FamilySpec
+from edgeopt.core.family import model_limits
 from edgeopt.preemptive import views as _views
 from edgeopt.preemptive.instance import PRESETS, Instance, generate
 from edgeopt.preemptive.schedule import Schedule, fractional_flow_time, objective, validate
@@ -30,6 +31,7 @@ FAMILY = FamilySpec(
     gantt=_views.gantt,
     usage=_views.usage,
     job_rows=_views.job_rows,
+    limits=model_limits(Instance, jobs="jobs", servers="servers", horizon="horizon"),
 )
 
 # Importing the algorithm modules registers them.
