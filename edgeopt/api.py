@@ -441,7 +441,8 @@ class Comparison:
         if path is not None:
             import matplotlib.pyplot as plt
 
-            ax.figure.savefig(path, dpi=150)
+            with jsonio.atomic_file(path, what="plot") as tmp:  # whole or absent
+                ax.figure.savefig(tmp, dpi=150, format=Path(path).suffix.lower().lstrip(".") or None)
             plt.close(ax.figure)
         return ax
 

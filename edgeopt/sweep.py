@@ -216,8 +216,8 @@ def check_store_path(store: str | os.PathLike[str]) -> None:
 
     text = os.fspath(store)
     root = Path(text)
-    if text == "":
-        raise InputError("store", "empty path: give a directory")
+    if text in ("", "."):  # the CLI reads --store "" as "."; either way, not a place of its own
+        raise InputError("store", "empty path or '.': give the store a directory of its own")
     if root.exists() and not root.is_dir():
         raise InputError("store", f"{root} exists and is not a directory")
     if root.is_dir():
