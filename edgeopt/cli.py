@@ -17,7 +17,7 @@ import sys
 import time
 
 _ORIG_ARGV = getattr(sys, "orig_argv", sys.argv)
-if (len(_ORIG_ARGV) > 1 and os.path.basename(_ORIG_ARGV[1]) == "edgeopt") or _ORIG_ARGV[1:3] == ["-m", "edgeopt.cli"]:
+if __name__ == "__main__" or (len(_ORIG_ARGV) > 1 and os.path.basename(_ORIG_ARGV[1]) == "edgeopt"):
     # Started as the command (not imported, nor re-imported by a multiprocessing child, which sees the
     # parent's sys.argv): a signal during the imports below (seconds) exits 130/143 at once instead of
     # killing the process by the signal (exit -2/-15).

@@ -54,3 +54,22 @@ def test_main_exits_with_the_commands_code_in_process():
     with pytest.raises(SystemExit) as exc:
         main(["algorithms", "hetero", "--json"])
     assert exc.value.code == 0
+
+
+@pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_signal_during_the_imports_gives_130_or_143(sig, code):
+    """The command imports for a second or more before `main` runs; a signal then used to kill it (-2/-15)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-X", "importtime", "-m", "edgeopt.cli", "algorithms", "hetero"],
+                            env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stderr is not None
+    for line in proc.stderr:  # the marker: typer is imported, which edgeopt.cli does after its first lines
+        if line.rstrip().endswith("| typer"):
+            break
+    proc.send_signal(sig)
+    try:
+        proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:  # pragma: no cover
+        proc.kill()
+        raise
+    assert proc.returncode == code
