@@ -626,7 +626,7 @@ def _exit(code: int) -> None:
     ``atexit`` handlers run, every output file already whole), without that window."""
     import atexit
 
-    late = lambda signum, frame: os._exit(128 + signum)  # noqa: E731
+    late = lambda signum, frame: os._exit(128 + signum)
     signal.signal(signal.SIGINT, late)
     signal.signal(signal.SIGTERM, late)
     for stream in (sys.stdout, sys.stderr):

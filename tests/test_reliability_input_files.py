@@ -18,8 +18,7 @@ from pathlib import Path
 import pytest
 
 from edgeopt import api
-from edgeopt.core import InputError, Result
-from edgeopt.core import jsonio
+from edgeopt.core import InputError, Result, jsonio
 from edgeopt.core.jsonio import set_path
 from tests.reliability_helpers import FAMILIES, assert_clean_error, cli, jobs_key, small_instance, write
 
@@ -81,7 +80,7 @@ def test_file_above_the_default_cap_is_refused_before_parsing(tmp_path, capsys):
 
 
 def test_max_input_bytes_changes_the_cap(tmp_path, capsys):
-    data, inst = small_instance("hetero", tmp_path)
+    _, inst = small_instance("hetero", tmp_path)
     size = inst.stat().st_size
     assert cli("run", "online", inst, "--max-input-bytes", size - 1) == 2
     assert_clean_error(capsys.readouterr().err, "instance:", f"{size - 1:,} bytes")
@@ -159,7 +158,7 @@ def test_an_integer_where_a_float_belongs_is_accepted(family, tmp_path):
 
 
 def _okita_result(tmp_path):
-    data, inst_path = small_instance("okita", tmp_path)
+    _, inst_path = small_instance("okita", tmp_path)
     res = api.run("online", api.load(inst_path)).to_dict()
     slot = next(e for js in res["schedule"]["jobs"] for e in js["slots"] if e["workers"] and e["transfers"])
     return inst_path, res, slot

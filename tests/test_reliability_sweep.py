@@ -251,7 +251,7 @@ def test_cli_sweep_over_a_damaged_store_names_the_part_and_recomputes(tmp_path, 
     args = ["sweep", "hetero", "--preset", "small", "--seeds", "0-1", "--jobs", "3", "--algorithms", "online",
             "--workers", "1", "--store", store]
     assert cli(*args) == 0
-    victim = sorted(store.glob("part-*.parquet"))[0]
+    victim = min(store.glob("part-*.parquet"))
     victim.write_bytes(b"PAR1 not a parquet file")
     with pytest.warns(RuntimeWarning, match=victim.name):
         assert cli(*args) == 0
