@@ -1,6 +1,6 @@
 """Probe the `edgeopt` command as a hostile user would, and count what goes wrong.
 
-Three kinds of probe per family (hetero, edgecloud, preemptive, and any other implemented family):
+Four kinds of probe per family (every implemented family: edgecloud, hetero, tapfinger, preemptive, okita):
 
 1. *bad input*: instance files with deep nesting, NaN / Infinity / 1e308 / 10**20 in each numeric
    field, jobs outside the horizon, wrong types, several errors at once -> ``run`` and ``solve``
@@ -11,10 +11,18 @@ Three kinds of probe per family (hetero, edgecloud, preemptive, and any other im
 3. *lies*: results altered so that they claim something false (NaN objective, a bound above the
    objective, a bound on an algorithm's result, a bad runtime, unknown job ids, ``infeasible``
    without a reason or on a feasible instance, a rejected job that fits alone, a wrong objective)
-   -> ``validate`` must exit 1 or 2, never 0.
+   -> ``validate`` must exit 1 or 2, never 0; a result of another family too;
+4. *hostile files* (issues 17 and 24): special files (``/dev/zero``, ``/dev/urandom``, a FIFO, a
+   directory, ``-``) as instance and as result, files above the input cap (a sparse 200 MB file, a
+   real file above ``--max-input-bytes``, a gzip bomb), wrong JSON types (``true``, ``"1"``, ``1.5``,
+   ``2.0`` where an integer belongs), duplicate keys, a file of another family, a result given as an
+   instance, output paths that cannot be written (``-o DIR``, ``-o ""``, ``-o /proc/x.json``, a file
+   used as a folder) for every command that writes, and ``generate`` above each declared cap
+   -> exit 2 with one ``error:`` line, nothing written, within the timeout.
 
-Counted: inputs tried, tracebacks, hangs (no answer within the timeout), wrong exit codes, files
-left behind by a failing command, slow answers, and false "valid" answers.
+Counted: inputs tried, tracebacks, hangs (no answer within the timeout), peak memory of each command
+(``wait4``; above 2 GB counts), wrong exit codes, files left behind by a failing command (partial
+files), slow answers, and false "valid" answers.
 
     python benchmarks/probe_cli.py --runs-per-kind 40 --jobs 4 --out benchmarks/out/probe_cli.json
 """
@@ -24,10 +32,12 @@ from __future__ import annotations
 import argparse
 import concurrent.futures as cf
 import copy
+import gzip
 import json
 import math
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -39,7 +49,8 @@ sys.path.insert(0, str(ROOT))
 
 from edgeopt import api
 from edgeopt.core import bounds as B
-from edgeopt.core.jsonio import get_path, number_paths, set_path
+from edgeopt.core.jsonio import get_path, number_paths, set_path, tree_paths
+from edgeopt.families import FAMILY_NAMES
 
 # (JSON true where a number belongs is left out: pydantic's lax mode reads it as 1, a documented coercion)
 HOSTILE_NUMBERS = [float("nan"), float("inf"), -float("inf"), 1e308, -1e308, 10**20, -(10**20), 2**63, -1, "x", None,
@@ -49,16 +60,32 @@ EXTREME_FLOATS = [0.0, B.MIN_MBPS, 1.0, B.MAX_SLOTS_PER_STEP, B.MAX_WEIGHT, B.MA
 START_UP_S = 20.0  # the command's own start-up (imports): seconds on a 2-core machine under load
 
 
+MEMORY_LIMIT_MB = 2048  # a command above this peak resident memory counts as a failure
+
+
 def edgeopt(args: list[str], timeout: float) -> dict:
+    """Run ``edgeopt ARGS``; its exit code, streams, wall time, peak memory (``wait4``), and whether it hung."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     t0 = time.perf_counter()
-    try:
-        p = subprocess.run([sys.executable, "-m", "edgeopt.cli", *map(str, args)], env=env, cwd=ROOT,
-                           capture_output=True, text=True, timeout=timeout, check=False)
-        return {"code": p.returncode, "err": p.stderr[-2000:], "out": p.stdout[-2000:],
-                "wall": time.perf_counter() - t0, "hang": False}
-    except subprocess.TimeoutExpired:
-        return {"code": None, "err": "", "out": "", "wall": timeout, "hang": True}
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        p = subprocess.Popen([sys.executable, "-m", "edgeopt.cli", *map(str, args)], env=env, cwd=ROOT,
+                             stdin=subprocess.DEVNULL, stdout=out, stderr=err, text=True)
+        hang = False
+        while True:
+            pid, status, usage = os.wait4(p.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.perf_counter() - t0 > timeout:
+                hang = True
+                p.kill()
+                pid, status, usage = os.wait4(p.pid, 0)
+                break
+            time.sleep(0.02)
+        p.returncode = os.waitstatus_to_exitcode(status)  # reaped here: tell Popen
+        out.seek(0)
+        err.seek(0)
+        return {"code": None if hang else p.returncode, "err": err.read()[-2000:], "out": out.read()[-2000:],
+                "wall": time.perf_counter() - t0, "hang": hang, "peak_mb": usage.ru_maxrss / 1024}
 
 
 def bad_inputs(family: str, rng: random.Random, n: int, tmp: Path) -> list[dict]:
@@ -126,7 +153,10 @@ def lies(family: str, rng: random.Random, n: int, tmp: Path) -> list[dict]:
         return {**algo, "algorithm": "milp", "status": "infeasible", "objective": None, "bound": None,
                 "schedule": None, "extra": extra}
 
+    other = next(f for f in [s.name for s in api.families()] if f != family)
+    other_res = api.run("online", api.generate(other, "small", seed=0)).to_dict()
     makers = [
+        ("result of another family", lambda: other_res),
         ("NaN objective", lambda: {**algo, "objective": float("nan")}),
         ("Infinity objective", lambda: {**algo, "objective": float("inf")}),
         ("objective too low", lambda: {**algo, "objective": algo["objective"] * 0.5}),
@@ -154,6 +184,94 @@ def lies(family: str, rng: random.Random, n: int, tmp: Path) -> list[dict]:
     return out
 
 
+def _int_leaves(d: dict) -> list[tuple]:
+    return [p for p, v in tree_paths(d) if type(v) is int and p and p[-1] != "family"]
+
+
+def _with_duplicate(text: str, rng: random.Random) -> str:
+    """``text`` with one key of one object written twice (the first time with another value)."""
+    keys = [m for m in re.finditer(r'"([A-Za-z_]+)": ', text)]
+    m = rng.choice(keys)
+    return text[: m.start()] + f'"{m.group(1)}": 0, ' + text[m.start():]
+
+
+def hostile_files(family: str, rng: random.Random, n: int, tmp: Path) -> list[dict]:
+    """Issue 17 / 24 cases: special files, oversize files, wrong types, duplicate keys, wrong family,
+    unwritable outputs and generate caps. Each case is a full command line and the code it must give."""
+    spec = api.family(family)
+    base = api.generate(family, "small", seed=2).model_dump(mode="json")
+    text = json.dumps(base, indent=1)
+    good = tmp / f"{family}_good.json"
+    good.write_text(text)
+    res = tmp / f"{family}_good_result.json"
+    api.run("online", api.generate(family, "small", seed=2)).save(str(res))
+    fifo = tmp / f"{family}_fifo.json"
+    os.mkfifo(fifo)
+    sparse = tmp / f"{family}_200mb.json"
+    with sparse.open("wb") as fh:
+        fh.truncate(200 * 10**6)
+    bomb = tmp / f"{family}_bomb.json.gz"
+    bomb.write_bytes(gzip.compress(b" " * (80 * 2**20)))
+    padded = tmp / f"{family}_padded.json"
+    padded.write_text(text + " " * 2_000_000)
+    cases: list[tuple[str, list, str | None]] = []  # (label, command, output path that must not appear)
+    for label, path in [("/dev/zero", "/dev/zero"), ("/dev/urandom", "/dev/urandom"), ("fifo", fifo),
+                        ("directory", tmp), ("stdin -", "-"), ("sparse 200 MB", sparse), ("gzip bomb", bomb)]:
+        cases.append((f"instance {label}", ["run", "online", path], None))
+        cases.append((f"result {label}", ["validate", good, path], None))
+    cases.append(("2 MB file, cap 1 MB", ["solve", padded, "--max-input-bytes", 10**6], None))
+    cases.append(("cap 0", ["run", "online", good, "--max-input-bytes", 0], None))
+    wrong_family = {**base, "family": rng.choice([f for f in FAMILY_NAMES if f != family])}
+    (tmp / f"{family}_wrong_family.json").write_text(json.dumps(wrong_family))
+    cases.append(("another family's file", ["run", "online", tmp / f"{family}_wrong_family.json"], None))
+    cases.append(("result as instance", ["run", "online", res], None))
+    cases.append(("instance as result", ["validate", good, good], None))
+    ints = _int_leaves(base)
+    for k in range(n):
+        d = copy.deepcopy(base)
+        path = rng.choice(ints)
+        value = rng.choice([True, False, "1", 1.5, 2.0, "x"])
+        set_path(d, path, value)
+        f = tmp / f"{family}_type_{k}.json"
+        f.write_text(json.dumps(d))
+        cases.append((f"{'.'.join(map(str, path))}={value!r}", ["run", "online", f], None))
+        f = tmp / f"{family}_dup_{k}.json"
+        f.write_text(_with_duplicate(text, rng))
+        cases.append(("duplicate key", ["run", "online", f], None))
+    r = json.loads(res.read_text())
+    r_ints = [p for p in _int_leaves(r) if p[0] == "schedule"]
+    for k in range(max(1, n // 2)):
+        d = copy.deepcopy(r)
+        path = rng.choice(r_ints)
+        value = rng.choice([True, "1", 1.5, 2.0])
+        set_path(d, path, value)
+        f = tmp / f"{family}_rtype_{k}.json"
+        f.write_text(json.dumps(d))
+        cases.append((f"result {'.'.join(map(str, path))}={value!r}", ["validate", good, f], None))
+    blocker = tmp / f"{family}_blocker"
+    blocker.write_text("")
+    for label, out in [("-o DIR", tmp), ('-o ""', ""), ("-o /proc/x.json", "/proc/x.json"),
+                       ("-o FILE/x.json", blocker / "x.json")]:
+        png = out if out in ("", tmp) else Path(out).with_suffix(".png")
+        cases += [
+            (f"generate {label}", ["generate", family, "-o", out], out),
+            (f"run {label}", ["run", "online", good, "-o", out], out),
+            (f"solve {label}", ["solve", good, "--time-limit", "3", "-o", out], out),
+            (f"compare {label}", ["compare", good, "--algorithms", "online", "-o", out], out),
+            (f"compare --plot {label}", ["compare", good, "--algorithms", "online", "--plot", png], png),
+            (f"plot-schedule {label}", ["plot-schedule", good, res, "-o", png], png),
+            (f"plot-utilisation {label}", ["plot-utilisation", good, res, "-o", png], png),
+            (f"sweep --json {label}", ["sweep", family, "--seeds", "0", "--algorithms", "online", "--json", out], out),
+        ]
+    cases.append(("sweep --store FILE", ["sweep", family, "--seeds", "0", "--algorithms", "online", "--store",
+                                         blocker], None))
+    for option, cap in spec.limits.items():
+        cases.append((f"generate --{option} {cap + 1}", ["generate", family, f"--{option}", cap + 1, "-o",
+                                                         tmp / f"{family}_cap.json"], tmp / f"{family}_cap.json"))
+    return [{"family": family, "kind": "hostile", "label": label, "command_line": cmd, "instance": good,
+             "must_not_write": None if out in (None, "", tmp) else Path(out)} for label, cmd, out in cases]
+
+
 def _rename_job(res: dict, new_id: int) -> dict:
     res = copy.deepcopy(res)
     sched = res["schedule"]
@@ -170,6 +288,17 @@ def _rename_job(res: dict, new_id: int) -> dict:
 def probe(case: dict, tmp: Path, timeout: float) -> list[dict]:
     rows = []
     fam = case["family"]
+    if case["kind"] == "hostile":
+        r = edgeopt(case["command_line"], timeout)
+        err_lines = r["err"].strip().splitlines()
+        target = case["must_not_write"]
+        partial = target is not None and (target.exists() or (target.parent.is_dir() and any(
+            target.parent.glob(f".{target.name}.*.tmp"))))
+        validate = case["command_line"][0] == "validate"
+        rows.append({**case, "command": str(case["command_line"][0]), **r, "false_valid": validate and r["code"] == 0,
+                     "bad_code": r["code"] != 2 or not err_lines or not err_lines[0].startswith("error: ")
+                     or "ValidationError" in r["err"], "left_file": partial})
+        return rows
     if case["kind"] == "lie":
         r = edgeopt(["validate", case["instance"], case["result"]], timeout)
         rows.append({**case, "command": "validate", **r, "false_valid": r["code"] == 0,
@@ -203,14 +332,17 @@ def probe(case: dict, tmp: Path, timeout: float) -> list[dict]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--runs-per-kind", type=int, default=30, help="inputs per family and kind")
+    ap.add_argument("--hostile-per-family", type=int, default=8,
+                    help="wrong-type and duplicate-key files per family (besides the fixed hostile cases)")
     ap.add_argument("--jobs", type=int, default=4, help="commands run at once")
     ap.add_argument("--timeout", type=float, default=90.0, help="seconds before a command counts as hung")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--families", default=None, help="comma-separated families (default: every one)")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "out" / "probe_cli.json")
     args = ap.parse_args()
     rng = random.Random(args.seed)
     random.seed(args.seed)
-    families = [s.name for s in api.families()]
+    families = [s.name for s in api.families() if args.families is None or s.name in args.families.split(",")]
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
         cases = []
@@ -218,6 +350,7 @@ def main() -> None:
             cases += bad_inputs(fam, rng, args.runs_per_kind, tmp)
             cases += extreme_inputs(fam, rng, args.runs_per_kind, tmp)
             cases += lies(fam, rng, args.runs_per_kind, tmp)
+            cases += hostile_files(fam, rng, args.hostile_per_family, tmp)
         rows: list[dict] = []
         with cf.ThreadPoolExecutor(args.jobs) as pool:
             for res in pool.map(lambda c: probe(c, tmp, args.timeout), cases):
@@ -226,6 +359,8 @@ def main() -> None:
         r["traceback"] = "Traceback" in r["err"] or "Traceback" in r["out"]
         r["instance"] = str(r["instance"])
         r.pop("result", None)
+        r.pop("must_not_write", None)
+        r.pop("command_line", None)
     summary = {
         "families": families,
         "inputs_tried": len(cases),
@@ -234,13 +369,17 @@ def main() -> None:
         "hangs": sum(r["hang"] for r in rows),
         "false_valid": sum(r["false_valid"] for r in rows),
         "wrong_exit_codes": sum(bool(r["bad_code"]) for r in rows),
-        "files_left_behind": sum(bool(r.get("left_file")) for r in rows),
+        "partial_files": sum(bool(r.get("left_file")) for r in rows),
+        "memory_above_2gb": sum(r["peak_mb"] > MEMORY_LIMIT_MB for r in rows),
+        "max_peak_mb": round(max(r["peak_mb"] for r in rows), 1),
+        "hostile_inputs": sum(c["kind"] == "hostile" for c in cases),
         "slow_solves": sum(bool(r.get("slow")) for r in rows),
         "killed_by_signal": sum(1 for r in rows if isinstance(r["code"], int) and r["code"] < 0),
         "max_solve_wall_s": round(max((r["wall"] for r in rows if r["command"].startswith("solve")), default=0), 2),
     }
     problems = [{k: r[k] for k in ("family", "kind", "label", "command", "code", "err")} for r in rows
                 if r["traceback"] or r["hang"] or r["false_valid"] or r["bad_code"] or r.get("left_file")
+                or r["peak_mb"] > MEMORY_LIMIT_MB
                 or r.get("slow") or (isinstance(r["code"], int) and r["code"] < 0)]
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps({"summary": summary, "problems": problems}, indent=2, default=str,

@@ -22,9 +22,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import pydantic
+
 from edgeopt import families as _families
 from edgeopt.core import AlgorithmSpec, FamilySpec, InputError, Result, Status, Violation, jsonio, lookup
-from edgeopt.core.family import instance_sha256
+from edgeopt.core.family import input_error, instance_sha256
 from edgeopt.core.limits import BuildTimeLimit, Deadline, ModelSize, guard_size
 from edgeopt.core.registry import unavailable
 
@@ -134,7 +136,11 @@ def generate(
     for key, value in list(options.items()):
         check_choice(key, key, sorted(known), f"{name} generator option")
         options[key] = _convert_option(key, value, known[key])
-    return spec.generate(preset, seed=seed, jobs=jobs, servers=servers, horizon=horizon, **options)
+    spec.check_limits(jobs=jobs, servers=servers, horizon=horizon, **options)  # before anything is drawn
+    try:
+        return spec.generate(preset, seed=seed, jobs=jobs, servers=servers, horizon=horizon, **options)
+    except pydantic.ValidationError as exc:  # a combination of options the instance model refuses
+        raise input_error(exc, None, root="generate") from None
 
 
 #: The generator arguments every family shares (``generate``'s own parameters).
@@ -584,7 +590,8 @@ class Comparison:
         if path is not None:
             import matplotlib.pyplot as plt
 
-            ax.figure.savefig(path, dpi=150)
+            with jsonio.atomic_file(path, what="plot") as tmp:  # whole or absent
+                ax.figure.savefig(tmp, dpi=150, format=Path(path).suffix.lower().lstrip(".") or None)
             plt.close(ax.figure)
         return ax
 

@@ -13,8 +13,18 @@ algorithm / method, a model above the size budget) with a one-line message
 from __future__ import annotations
 
 import contextlib
+import os
+import signal
 import sys
 import time
+
+_ORIG_ARGV = getattr(sys, "orig_argv", sys.argv)
+if __name__ == "__main__" or (len(_ORIG_ARGV) > 1 and os.path.basename(_ORIG_ARGV[1]) == "edgeopt"):
+    # Started as the command (not imported, nor re-imported by a multiprocessing child, which sees the
+    # parent's sys.argv): a signal during the imports below (seconds) exits 130/143 at once instead of
+    # killing the process by the signal (exit -2/-15).
+    signal.signal(signal.SIGINT, lambda signum, frame: os._exit(128 + signum))
+    signal.signal(signal.SIGTERM, lambda signum, frame: os._exit(128 + signum))
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -49,6 +59,8 @@ InputError: Any = _Lazy("edgeopt.core.errors", "InputError")
 Result: Any = _Lazy("edgeopt.core.result", "Result")
 dumps: Any = _Lazy("edgeopt.core.jsonio", "dumps")
 write_json: Any = _Lazy("edgeopt.core.jsonio", "write_json")
+check_output_path: Any = _Lazy("edgeopt.core.jsonio", "check_output_path")
+set_max_input_bytes: Any = _Lazy("edgeopt.core.jsonio", "set_max_input_bytes")
 Table: Any = _Lazy("rich.table", "Table")
 
 
@@ -76,6 +88,18 @@ out = Console(highlight=False, width=None if sys.stdout.isatty() else 110)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 OutFile = Annotated[Path | None, typer.Option("-o", "--output", help="Write the result/instance JSON here.")]
+
+
+def _set_input_cap(value: int | None) -> int | None:
+    if value is not None:
+        set_max_input_bytes(value)  # InputError (exit 2) for a value < 1
+    return value
+
+
+MaxInputBytes = Annotated[int | None, typer.Option(
+    "--max-input-bytes", callback=_set_input_cap,
+    help="Refuse input files larger than this many bytes before reading them (default 64 MiB, "
+         "after gzip decompression).")]
 Seed = Annotated[int, typer.Option("--seed", help="Random seed (same seed, same output).")]
 
 
@@ -185,6 +209,7 @@ def generate(
         return
     options = _family_options(ctx.args)
     _check_generate_options(family, options)
+    check_output_path(output)
     instance = api.generate(family, preset, seed=seed, jobs=jobs, servers=servers, horizon=horizon, **options)
     write_json(output, instance.model_dump(mode="json"))
     n_jobs = len(getattr(instance, "jobs", []))
@@ -260,8 +285,10 @@ def run(
         "--param", help="KEY=VALUE, repeatable; see `edgeopt algorithms FAMILY` for each algorithm's parameters.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON on stdout (also with -o; "
                                                          "without -o it is printed anyway).")] = False,
+    max_input_bytes: MaxInputBytes = None,
 ) -> None:
     """Run ALGORITHM on INSTANCE and print (or write) its result."""
+    check_output_path(output)
     inst = api.load(instance)
     spec = api.family_of(inst)
     params = _parse_params(param or [])
@@ -283,8 +310,10 @@ def solve(
     max_model_size: Annotated[int | None, typer.Option(
         "--max-model-size", help="Budget on the model's estimated nonzeros (default 2,000,000, about 3 GB); "
         "larger models are refused before they are built.")] = None,
+    max_input_bytes: MaxInputBytes = None,
 ) -> None:
     """Solve INSTANCE exactly (optimal, or incumbent + bound at the time limit)."""
+    check_output_path(output)
     inst = api.load(instance)
     spec = api.family_of(inst)
     with _progress_status(f"solving {spec.name} with {method} (limit {time_limit:g} s)"):
@@ -301,6 +330,7 @@ def validate(
                                           "re-solve small instances exactly, use a lower bound for larger ones. "
                                           "Exit 1 if a claim is false; 'not certified' (exit 0) when undecided.")] = False,
     time_limit: Annotated[float, typer.Option("--time-limit", help="Seconds for --certify.")] = 60.0,
+    max_input_bytes: MaxInputBytes = None,
 ) -> None:
     """Check RESULT against INSTANCE: exit 0 if valid, 1 with the violations listed (or a claim --certify refutes)."""
     from edgeopt import certify as certification
@@ -310,6 +340,7 @@ def validate(
     res = Result.load(str(result))
     if certify and not (0 < time_limit <= api.MAX_TIME_LIMIT):
         raise InputError("time_limit", f"must be a number of seconds in (0, {api.MAX_TIME_LIMIT:g}], got {time_limit}")
+    _same_family(spec.name, res, result)
     violations = spec.check_result(inst, res)
     claims = certification.claims(spec, res)
     cert = certification.certify(inst, res, time_limit=time_limit) if certify and not violations else None
@@ -359,8 +390,12 @@ def compare(
     as_json: Annotated[bool, typer.Option("--json", help="Print the comparison as JSON on stdout.")] = False,
     output: Annotated[Path | None, typer.Option("-o", "--output", help="Write the comparison as JSON here.")] = None,
     plot: Annotated[Path | None, typer.Option(help="Write a bar chart (PNG/PDF/SVG).")] = None,
+    max_input_bytes: MaxInputBytes = None,
 ) -> None:
     """Run several algorithms on INSTANCE, validate each, and tabulate their objectives."""
+    check_output_path(output)
+    if plot is not None:
+        _check_figure_path(plot, what="plot")
     inst = api.load(instance)
     spec = api.family_of(inst)
     names = _variant_labels(spec.name, algorithms, grid)  # a typo or bad parameter fails now, before any run
@@ -410,19 +445,33 @@ def schema(
     sys.stdout.write(dumps(api.family(what).instance_type.model_json_schema()))
 
 
+def _same_family(name: str, res: Result, path: Path) -> None:
+    """A result of another family than the instance is a wrong file (exit 2), not a violation."""
+    if res.family != name:
+        raise InputError("result", f"{path} is a {res.family} result, the instance is a {name} file")
+
+
 def _load_pair(instance: Path, result: Path) -> tuple[Any, Result]:
     inst = api.load(instance)
     res = api.load_result(result)
+    _same_family(api.family_of(inst).name, res, result)
     return inst, res
+
+
+def _check_figure_path(output: Path, *, what: str = "output") -> None:
+    if output.suffix.lower() not in (".png", ".svg", ".pdf"):
+        raise InputError(what, f"expected a .png, .svg or .pdf file, got {output.name!r}")
+    check_output_path(output, what=what)
 
 
 def _save_figure(fig: Any, output: Path) -> None:
     import matplotlib.pyplot as plt
 
-    if output.suffix.lower() not in (".png", ".svg", ".pdf"):
-        raise InputError("output", f"expected a .png, .svg or .pdf file, got {output.name!r}")
-    output.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(output, dpi=150)
+    from edgeopt.core.jsonio import atomic_file
+
+    _check_figure_path(output)
+    with atomic_file(output) as tmp:
+        fig.savefig(tmp, dpi=150, format=output.suffix.lower().lstrip("."))
     plt.close(fig)
     err.print(f"wrote {output}")
 
@@ -438,8 +487,10 @@ def plot_schedule(
     window: Annotated[str | None, typer.Option(help="Only slots T0:T1, e.g. '0:50'.")] = None,
     labels: Annotated[bool | None, typer.Option(
         "--labels/--no-labels", help="Bar texts on or off (default: on up to 120 bars, where they can be read).")] = None,
+    max_input_bytes: MaxInputBytes = None,
 ) -> None:
     """Draw RESULT's schedule as a Gantt chart: one row per server (or site), bars coloured by job."""
+    _check_figure_path(output)
     inst, res = _load_pair(instance, result)
     job_ids = None
     if jobs is not None:
@@ -464,8 +515,10 @@ def plot_utilisation(
     instance: Annotated[Path, typer.Argument(help="Instance JSON file.")],
     result: Annotated[Path, typer.Argument(help="Result JSON file (from `edgeopt run/solve -o`).")],
     output: Annotated[Path, typer.Option("-o", "--output", help="Image to write: .png, .svg or .pdf.")],
+    max_input_bytes: MaxInputBytes = None,
 ) -> None:
     """Draw the capacity RESULT's schedule uses over time, per resource."""
+    _check_figure_path(output)
     inst, res = _load_pair(instance, result)
     _save_figure(api.plot_utilisation(inst, res), output)
 
@@ -550,8 +603,11 @@ def sweep(
     Ctrl-C or SIGTERM stops the sweep (exit 130 / 143); with --store every finished instance is kept.
     On a SLURM cluster, start Dask workers with dask-jobqueue and pass --address (docs/sweeps.md).
     """
-    from edgeopt.sweep import SweepPoint, run_sweep, summarise
+    from edgeopt.sweep import SweepPoint, check_store_path, run_sweep, summarise
 
+    check_output_path(json_file, what="json")
+    if store is not None:
+        check_store_path(store)
     api.generate(family, preset, seed=0)  # fail fast on a bad family or preset
     names = None if algorithms == "all" and not grid else tuple(_variant_labels(family, algorithms, grid))
     job_counts: list[int | None] = [None]
@@ -566,7 +622,7 @@ def sweep(
         for n in job_counts
         for s in _parse_seeds(seeds)
     ]
-    with _progress() as progress:
+    with _progress() as progress, _report_interruption(points, store):
         task = progress.add_task(f"sweep over {len(points)} instances", total=len(points))
         rows = run_sweep(points, address=address, n_workers=workers, store=store, retry_errors=retry_errors,
                          on_done=lambda done, total: progress.update(task, completed=done, total=total))
@@ -586,6 +642,27 @@ def sweep(
     out.print(table)
     if json_file is not None:
         write_json(json_file, rows)
+
+
+@contextlib.contextmanager
+def _report_interruption(points: list[Any], store: Path | None) -> Any:
+    """On Ctrl-C or SIGTERM, say what the sweep kept and the command that resumes it, then let it unwind."""
+    try:
+        yield
+    except (KeyboardInterrupt, Terminated):
+        import shlex
+
+        command = "edgeopt " + shlex.join(_ARGV)
+        if store is None:
+            err.print("sweep interrupted: nothing was kept (no --store); to keep finished instances, run it with "
+                      f"--store DIR: {command} --store DIR", markup=False)
+        else:
+            from edgeopt.sweep import stored_cells
+
+            kept = len(stored_cells(store) & {p.key for p in points})
+            err.print(f"sweep interrupted: {kept} of {len(points)} instances are stored in {store}; "
+                      f"resume with: {command}", markup=False)
+        raise
 
 
 def _emit(result: Result, output: Path | None) -> None:
@@ -694,14 +771,67 @@ app.command("download-trace")(_traces_cli.download_trace)
 app.command("trace-stats")(_traces_cli.trace_stats)
 
 
+#: The arguments of the running command (for the line that resumes an interrupted sweep).
+_ARGV: list[str] = []
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: maps bad input to exit code 2 with a one-line message (all errors listed below it),
-    Ctrl-C to 130 and SIGTERM to 143, in both cases without writing any output file."""
-    import signal
+    Ctrl-C to 130 and SIGTERM to 143, in both cases without writing any output file.
+
+    Run as the command (``argv`` None), a signal gives 130/143 whenever it arrives: during the
+    imports (handlers set at the top of this module), during the command (KeyboardInterrupt or
+    `Terminated` unwinds it) and while the process exits (`_exit`)."""
     import threading
 
+    global _ARGV
+    _ARGV = list(sys.argv[1:] if argv is None else argv)
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _on_sigterm)
+        if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:  # a shell's `cmd &` ignores it: keep that
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        try:
+            _main(argv)
+            code = 0
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        except KeyboardInterrupt:  # arrived while an error was being reported
+            code = 130
+        except Terminated:
+            code = 143
+        finally:
+            if "edgeopt.core.jsonio" in sys.modules:  # the cap was set only if the reader was loaded
+                set_max_input_bytes(None)
+    except KeyboardInterrupt:  # ... or just as the command ended
+        code = 130
+    except Terminated:
+        code = 143
+    if argv is not None or threading.current_thread() is not threading.main_thread():
+        sys.exit(code)
+    _exit(code)
+
+
+def _exit(code: int) -> None:
+    """Leave the process with ``code``; a signal from now on makes it 130/143 at once.
+
+    The interpreter's own shutdown puts the default handlers back before it ends, so a signal in
+    that window killed the process (exit -2/-15): exit cleanly here instead (output flushed,
+    ``atexit`` handlers run, every output file already whole), without that window."""
+    import atexit
+
+    late = lambda signum, frame: os._exit(128 + signum)
+    signal.signal(signal.SIGINT, late)
+    signal.signal(signal.SIGTERM, late)
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    with contextlib.suppress(BaseException):
+        atexit._run_exitfuncs()
+    os._exit(code)
+
+
+def _main(argv: list[str] | None) -> None:
     command = typer.main.get_command(app)
     argv = list(sys.argv[1:] if argv is None else argv)
     try:

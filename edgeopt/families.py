@@ -83,12 +83,53 @@ set_exact_methods_provider(lambda name: list(solve_methods(name)))
 
 
 def load_instance(path: str) -> tuple[FamilySpec, Any]:
-    """Read an instance file, find its family from its ``family`` field, and validate it."""
+    """Read an instance file, find its family from its ``family`` field, and validate it.
+
+    A file that is not what it says gets one line instead of a page of schema errors: a result
+    file ("this is a result file"), or the data of another family ("this is a FAMILY file").
+    """
     data = read_json(path, what="instance")
     if not isinstance(data, dict):
         raise InputError("instance", "an instance file must hold a JSON object")
+    if {"algorithm", "status", "schedule"} <= set(data):
+        raise InputError("instance", f"{path}: this is a result file, not an instance")
     name = data.get("family")
     if not isinstance(name, str):
-        raise InputError("instance.family", "missing or not a string")
+        other = family_of_data(data)
+        hint = f" (this is {_a(other)} file by its fields)" if other else ""
+        raise InputError("instance.family", f"missing or not a string{hint}")
     spec = get_family(name)
-    return spec, spec.parse_instance(data)
+    try:
+        return spec, spec.parse_instance(data)
+    except InputError:
+        other = family_of_data(data, exclude=name)
+        if other is not None:
+            raise InputError("instance.family", f"{path}: this is {_a(other)} file, but its family field "
+                                                f"says {name!r}") from None
+        raise
+
+
+def family_of_data(data: dict[str, Any], *, exclude: str | None = None) -> str | None:
+    """The family whose instance model ``data`` fits (its ``family`` field aside), if exactly one does.
+
+    Only families whose model has every key of ``data`` and whose required fields are all there
+    are tried, so a damaged file of the right family is never mistaken for another one.
+    """
+    keys = set(data) - {"family"}
+    fits = []
+    for spec in available_families():
+        fields = spec.instance_type.model_fields
+        required = {n for n, f in fields.items() if f.is_required()}
+        if spec.name == exclude or not (keys <= set(fields) and required <= keys):
+            continue
+        try:
+            spec.parse_instance({**data, "family": spec.name})
+        except InputError:
+            continue
+        fits.append(spec.name)
+    return fits[0] if len(fits) == 1 else None
+
+
+def _a(name: str) -> str:
+    """``a hetero``, ``an okita``."""
+    return f"{'an' if name[:1] in 'aeiou' else 'a'} {name}"

@@ -18,6 +18,9 @@ column and does not stop the sweep; ``retry_errors=True`` recomputes those.
 A Dask worker that dies mid-task has its task rescheduled by Dask on another
 worker; a point the cluster itself fails on (a task that kills every worker it
 lands on, a lost connection) is not stored, with a warning, so a rerun computes it.
+A damaged part file (truncated, overwritten) is named in a warning and moved
+aside into ``DIR/quarantine/`` by `run_sweep`, which then computes its point again;
+`read_sweep` reads the healthy parts and warns about the others.
 
 Where it runs. ``address=None`` starts a ``LocalCluster`` (``n_workers``
 processes, one thread each); ``address="tcp://host:8786"`` uses a running
@@ -42,18 +45,23 @@ driver writes it)::
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import json
 import os
-import tempfile
+import signal
+import sys
+import threading
+import time
 import traceback
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from edgeopt.core import InputError
+from edgeopt.core.jsonio import atomic_file
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -202,24 +210,73 @@ def _part(store: Path, key: str) -> Path:
     return store / f"part-{key}.parquet"
 
 
+#: Where `run_sweep` moves damaged part files (inside the store; `read_sweep` never reads it).
+QUARANTINE = "quarantine"
+
+
+def check_store_path(store: str | os.PathLike[str]) -> None:
+    """Refuse a ``--store`` that cannot hold a sweep (InputError naming ``store``): an empty path, a file,
+    a place that cannot be written."""
+    from edgeopt.core.jsonio import check_output_path
+
+    text = os.fspath(store)
+    root = Path(text)
+    if text in ("", "."):  # the CLI reads --store "" as "."; either way, not a place of its own
+        raise InputError("store", "empty path or '.': give the store a directory of its own")
+    if root.exists() and not root.is_dir():
+        raise InputError("store", f"{root} exists and is not a directory")
+    if root.is_dir():
+        if not os.access(root, os.W_OK | os.X_OK):
+            raise InputError("store", f"cannot write into {root}")
+    else:
+        check_output_path(root, what="store")
+
+
+def _read_part(path: Path) -> pa.Table:
+    import pyarrow.parquet as pq
+
+    return pq.read_table(path, schema=_schema())
+
+
+def _damaged_parts(root: Path) -> list[tuple[Path, str]]:
+    """The part files of ``root`` that cannot be read back whole, with why."""
+    out = []
+    for f in sorted(root.glob("part-*.parquet")):
+        try:
+            _read_part(f)
+        except Exception as exc:  # noqa: BLE001 - any failure to read a part means it is damaged
+            out.append((f, f"{exc.__class__.__name__}: {str(exc)[:200]}"))
+    return out
+
+
+def quarantine_damaged(store: str | os.PathLike[str]) -> list[Path]:
+    """Move the damaged part files of ``store`` into ``store/quarantine/`` (a warning names each); their
+    points then count as not stored, so a rerun computes them again. Returns the new paths."""
+    root = Path(store)
+    if not root.is_dir():
+        return []
+    moved = []
+    for f, why in _damaged_parts(root):
+        target = root / QUARANTINE / f.name
+        target.parent.mkdir(exist_ok=True)
+        os.replace(f, target)
+        moved.append(target)
+        warnings.warn(f"damaged sweep part {f.name} ({why}) moved to {target}; its cells will be computed again",
+                      RuntimeWarning, stacklevel=2)
+    return moved
+
+
 def write_rows(store: str | os.PathLike[str], key: str, rows: Sequence[dict[str, Any]]) -> Path:
     """Write one point's rows as ``part-<key>.parquet``, atomically (whole or absent)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     root = Path(store)
-    root.mkdir(parents=True, exist_ok=True)
     schema = _schema()
     table = pa.Table.from_pylist([{c: r.get(c) for c in COLUMNS} for r in rows], schema=schema)
     target = _part(root, key)
-    fd, tmp = tempfile.mkstemp(dir=root, prefix=f".{target.name}.", suffix=".tmp")
-    os.close(fd)
-    try:
+    with atomic_file(target, what="store") as tmp:  # whole or absent, with the user's umask
         pq.write_table(table, tmp)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
     return target
 
 
@@ -238,19 +295,31 @@ def stored_cells(store: str | os.PathLike[str], *, with_errors: bool = True) -> 
 
 def read_sweep(path: str | os.PathLike[str]) -> pd.DataFrame:
     """A stored sweep as a pandas DataFrame: one row per cell (point x algorithm), columns `COLUMNS`,
-    sorted by family, preset, grid parameters, seed and algorithm."""
+    sorted by family, preset, grid parameters, seed and algorithm.
+
+    A part file that cannot be read (damaged) is left out, with a warning that names it.
+    """
     import pandas as pd
-    import pyarrow.parquet as pq
 
     root = Path(path)
     files = sorted(root.glob("part-*.parquet")) if root.is_dir() else []
-    if not files:
+    tables, damaged = [], []
+    for f in files:
+        try:
+            tables.append(_read_part(f))
+        except Exception as exc:  # noqa: BLE001 - a damaged part: read the others
+            damaged.append(f"{f.name} ({exc.__class__.__name__})")
+    if damaged:
+        warnings.warn(f"{len(damaged)} damaged sweep part(s) left out: {', '.join(damaged[:5])}; a rerun of the "
+                      "sweep with this store moves them aside and computes their cells again",
+                      RuntimeWarning, stacklevel=2)
+    if not tables:
         if not root.exists():
             raise InputError("sweep", f"no stored sweep at {root}")
         return pd.DataFrame({c: pd.Series(dtype=object) for c in COLUMNS})
     import pyarrow as pa
 
-    table = pa.concat_tables([pq.read_table(f, schema=_schema()) for f in files])
+    table = pa.concat_tables(tables)
     df = table.to_pandas()
     order = ["family", "preset", "jobs", "servers", "horizon", "seed", "algorithm"]
     return df.sort_values(order, na_position="first", kind="stable").reset_index(drop=True)
@@ -284,6 +353,8 @@ def run_sweep(
     if scheduler not in ("dask", "sequential"):
         raise InputError("scheduler", f"must be 'dask' or 'sequential', got {scheduler!r}")
     points = list(points)
+    if store is not None:
+        quarantine_damaged(store)
     done_keys = stored_cells(store, with_errors=not retry_errors) if store is not None else set()
     todo = [p for p in points if p.key not in done_keys]
     fresh: dict[str, list[dict[str, Any]]] = {}
@@ -303,28 +374,98 @@ def run_sweep(
     return _collect(points, fresh, store)
 
 
+@contextlib.contextmanager
+def _signals_held() -> Iterator[list[int]]:
+    """Inside the block SIGINT and SIGTERM are only recorded (in the list it yields), so that they never
+    land inside Dask's machinery (which printed tracebacks and left processes behind); the block polls
+    the list and winds down. On leaving, the first recorded signal is delivered to the handler that was
+    there before (KeyboardInterrupt for Ctrl-C; the CLI's exit 143 for SIGTERM). Outside the main thread
+    (no signals there) it does nothing."""
+    got: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield got
+        return
+    previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    for s, handler in previous.items():
+        if handler is not signal.SIG_IGN:
+            signal.signal(s, lambda signum, frame: got.append(signum))
+    try:
+        yield got
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+    if got:
+        handler = previous[got[0]]
+        if callable(handler):
+            handler(got[0], None)
+        elif handler == signal.SIG_DFL:
+            signal.raise_signal(got[0])
+        raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """SIGINT ignored while the LocalCluster starts its worker processes, which inherit that: Ctrl-C in a
+    terminal signals the whole process group, and only the driver shall act on it (it closes the cluster)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+_QUIET_TRACKER = "ignore:resource_tracker:UserWarning"
+
+
 def _run_dask(todo: list[SweepPoint], *, address: str | None, n_workers: int,
               record: Callable[[SweepPoint, list[dict[str, Any]], int], None]) -> None:
     try:
-        from dask.distributed import Client, LocalCluster, as_completed
+        from dask.distributed import Client, LocalCluster
     except ImportError:  # pragma: no cover - dask is a dependency
         raise InputError("scheduler", "dask is not installed: pip install 'dask[distributed]'") from None
 
-    cluster = None
-    if address is None:
-        cluster = LocalCluster(
-            n_workers=n_workers, threads_per_worker=1, processes=True, dashboard_address=None,
-            env={"OMP_NUM_THREADS": "1"},
-        )
-        client = Client(cluster)
-    else:
-        client = Client(address)
-    try:
-        futures = client.map(evaluate_point, todo, pure=False)
-        index = {f.key: k for k, f in enumerate(futures)}
-        lost: list[str] = []
-        for done, fut in enumerate(as_completed(futures), start=1):
-            point = todo[index[fut.key]]
+    cluster = client = None
+    with _signals_held() as stop:
+        try:
+            if address is None:
+                # Workers stopped in a hurry (Ctrl-C) leave named semaphores registered; multiprocessing's
+                # resource tracker removes them at exit, and says so in a warning that would read like
+                # an error: filter it in the tracker (it takes its -W options from sys.warnoptions).
+                if _QUIET_TRACKER not in sys.warnoptions:
+                    sys.warnoptions.append(_QUIET_TRACKER)
+                with _sigint_ignored():
+                    cluster = LocalCluster(
+                        n_workers=n_workers, threads_per_worker=1, processes=True, dashboard_address=None,
+                        env={"OMP_NUM_THREADS": "1"},
+                    )
+                client = Client(cluster)
+            else:
+                client = Client(address)
+            if not stop:
+                _gather(client, todo, record, stop)
+        finally:
+            _shut_down(client, cluster, hurry=bool(stop))
+
+
+def _gather(client: Any, todo: list[SweepPoint], record: Callable[[SweepPoint, list[dict[str, Any]], int], None],
+            stop: list[int]) -> None:
+    """Submit every point and record each as it finishes (polling, so that a held signal is seen at once)."""
+    futures = client.map(evaluate_point, todo, pure=False)
+    pending = dict(enumerate(futures))
+    lost: list[str] = []
+    done = 0
+    while pending and not stop:
+        finished = [k for k, f in pending.items() if f.done()]
+        if not finished:
+            time.sleep(0.05)
+            continue
+        for k in finished:
+            fut = pending.pop(k)
+            point = todo[k]
+            done += 1
             try:
                 rows = fut.result()
             except Exception as exc:  # noqa: BLE001
@@ -333,13 +474,49 @@ def _run_dask(todo: list[SweepPoint], *, address: str | None, n_workers: int,
                 lost.append(f"seed {point.seed}: {_error_text(exc)}")
                 continue
             record(point, rows, done)
-        if lost:
-            warnings.warn(f"{len(lost)} sweep point(s) failed on the cluster and were not stored (rerun to compute "
-                          f"them): {'; '.join(lost[:3])}", RuntimeWarning, stacklevel=3)
-    finally:
-        client.close()
+            if stop:
+                break
+    if stop:
+        client.cancel(list(pending.values()))
+    if lost:
+        warnings.warn(f"{len(lost)} sweep point(s) failed on the cluster and were not stored (rerun to compute "
+                      f"them): {'; '.join(lost[:3])}", RuntimeWarning, stacklevel=4)
+
+
+def _shut_down(client: Any, cluster: Any, *, hurry: bool = False) -> None:
+    """Close the client and the LocalCluster, and make sure no worker process outlives the sweep.
+
+    ``hurry`` (the sweep was interrupted): the LocalCluster's workers are terminated first, since a
+    worker inside a long solver call would otherwise hold the shutdown for the call's whole time limit.
+    """
+    import logging
+    import multiprocessing
+
+    quiet = [logging.getLogger(n) for n in ("distributed", "tornado")]
+    levels = [lg.level for lg in quiet]
+    for lg in quiet:  # a cancelled task's "Couldn't gather keys" and similar shutdown chatter
+        lg.setLevel(logging.CRITICAL)
+    try:
+        if hurry and cluster is not None:
+            for nanny in list(getattr(cluster, "workers", {}).values()):
+                with contextlib.suppress(Exception):
+                    nanny.close_gracefully()  # no restart of the worker it is about to lose
+                    if nanny.pid is not None:
+                        os.kill(nanny.pid, signal.SIGTERM)
+        if client is not None:
+            with contextlib.suppress(Exception):
+                client.close(timeout=10)
         if cluster is not None:
-            cluster.close()
+            with contextlib.suppress(Exception):
+                cluster.close(timeout=20)
+        for child in multiprocessing.active_children():  # a worker that did not stop when asked
+            child.join(timeout=5)
+            if child.is_alive():
+                child.kill()
+                child.join(timeout=5)
+    finally:
+        for lg, level in zip(quiet, levels, strict=True):
+            lg.setLevel(level)
 
 
 def _collect(points: list[SweepPoint], fresh: dict[str, list[dict[str, Any]]],
@@ -347,12 +524,10 @@ def _collect(points: list[SweepPoint], fresh: dict[str, list[dict[str, Any]]],
     stored: dict[str, list[dict[str, Any]]] = {}
     missing = [p.key for p in points if p.key not in fresh]
     if store is not None and missing:
-        import pyarrow.parquet as pq
-
         for key in missing:
             part = _part(Path(store), key)
             if part.exists():  # rows in the order they were computed
-                stored[key] = [_plain(rec) for rec in pq.read_table(part, schema=_schema()).to_pylist()]
+                stored[key] = [_plain(rec) for rec in _read_part(part).to_pylist()]
     out = []
     for p in points:
         out.extend(fresh.get(p.key) or stored.get(p.key, []))

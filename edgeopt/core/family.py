@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import pydantic
 
 from edgeopt.core.errors import InputError
-from edgeopt.core.jsonio import sha256_of
+from edgeopt.core.jsonio import sha256_of, to_json_text
 from edgeopt.core.result import Result, Status
 from edgeopt.core.validation import Violation
 from edgeopt.core.views import GanttBar, JobRow, UsageSeries
@@ -49,6 +49,10 @@ class FamilySpec:
             as rejected, or None when the family's schedule has no such list (the result's
             ``extra["rejected"]`` is then the only list). `check_coverage` holds every family to one rule
             with these two.
+        limits: the largest value `generate` may be asked for, per argument (``jobs``, ``servers``,
+            ``horizon``, a family option such as ``clusters``), read from the instance model by
+            `model_limits` so that a generated and a loaded instance are held to the same caps;
+            `check_limits` refuses a larger value before anything is drawn.
     """
 
     name: str
@@ -65,6 +69,7 @@ class FamilySpec:
     job_rows: Callable[[Any, Any], list[JobRow]] | None = None
     job_ids: Callable[[Any], list[int]] | None = None
     listed_jobs: Callable[[Any], tuple[list[int], list[int] | None]] | None = None
+    limits: Mapping[str, int] = dataclasses.field(default_factory=dict)
 
     def __post_init__(self) -> None:
         _SPECS[self.name] = self  # so the core finds a family's adapters by name (`spec_named`)
@@ -74,6 +79,13 @@ class FamilySpec:
         if self.job_ids is not None:
             return list(self.job_ids(instance))
         return list(range(len(getattr(instance, "jobs", []) or [])))
+
+    def check_limits(self, **values: Any) -> None:
+        """InputError naming the argument when one of ``values`` is above the family's limit (`limits`)."""
+        for name, value in values.items():
+            cap = self.limits.get(name)
+            if cap is not None and isinstance(value, int) and not isinstance(value, bool) and value > cap:
+                raise InputError(name, f"must be <= {cap:,} for {self.name}, got {value:,}")
 
     def parse_instance(self, data: Any) -> pydantic.BaseModel:
         return parse_model(self.instance_type, data, root="instance")
@@ -286,6 +298,23 @@ def check_optimal_claim(result: Result, exact: set[str] | None, by_algorithm: bo
     return out
 
 
+def model_limits(model: type[pydantic.BaseModel], **fields: str) -> dict[str, int]:
+    """``{argument: cap}`` from the model: a list field's ``max_length``, a number's ``le``.
+
+    ``model_limits(Instance, jobs="tasks", horizon="horizon")`` gives the caps of ``jobs`` (the
+    length of ``tasks``) and ``horizon``. A field without such a cap is a defect of the model.
+    """
+    out = {}
+    for arg, name in fields.items():
+        meta = model.model_fields[name].metadata
+        caps = [int(m.max_length) for m in meta if getattr(m, "max_length", None) is not None]
+        caps += [int(m.le) for m in meta if getattr(m, "le", None) is not None]
+        if not caps:
+            raise TypeError(f"{model.__name__}.{name} declares no cap (max_length or le)")
+        out[arg] = min(caps)
+    return out
+
+
 def instance_sha256(instance: pydantic.BaseModel) -> str:
     """Hash of an instance's canonical JSON (what `Result.instance_sha256` holds)."""
     return sha256_of(instance.model_dump(mode="json"))
@@ -295,23 +324,37 @@ _FIELD_PREFIX = re.compile(r"^([A-Za-z_][\w]*(?:\.\w+)+): ")
 
 
 def parse_model(cls: type[pydantic.BaseModel], data: Any, *, root: str) -> Any:
-    """Validate ``data`` into ``cls``; errors become one `InputError` naming the first field and listing all."""
+    """Validate ``data`` into ``cls``; errors become one `InputError` naming the first field and listing all.
+
+    Types are strict, as JSON writes them (pydantic's strict JSON mode, whatever the models' own
+    config): a boolean or a string where a number belongs is an error (``true`` is not a worker
+    count, ``"1"`` not a job id), an integer is accepted where a float belongs, and a fractional
+    number (even ``2.0``) is an error where an integer belongs: a fractional worker count is bad
+    input (exit 2) at parse time, never a violation later.
+    """
     try:
-        return cls.model_validate(data)
+        return cls.model_validate_json(to_json_text(data), strict=True)
     except pydantic.ValidationError as exc:
-        lines = []
-        for err in exc.errors():
-            loc = ".".join(str(p) for p in (root, *_data_path(data, err["loc"])))
-            msg = str(err["msg"]).removeprefix("Value error, ").replace("\n", " ")
-            # a model-level validator names the field at the start of its message ("jobs.3.arrival: ...")
-            field = _FIELD_PREFIX.match(msg)
-            if field:
-                loc, msg = f"{loc}.{field.group(1)}", msg[field.end():]
-            lines.append((loc, msg))
-        loc, msg = lines[0]
-        raise InputError(loc, msg, details=[f"{lo}: {m}" for lo, m in lines]) from None
+        raise input_error(exc, data, root=root) from None
     except RecursionError:
         raise InputError(root, "nested too deeply") from None
+    except (TypeError, ValueError) as exc:  # data that is not JSON at all (from the Python API)
+        raise InputError(root, f"cannot be read as JSON data: {exc}"[:300]) from None
+
+
+def input_error(exc: pydantic.ValidationError, data: Any, *, root: str) -> InputError:
+    """One `InputError` for a pydantic error: the first field named, every error listed in ``details``."""
+    lines = []
+    for err in exc.errors():
+        loc = ".".join(str(p) for p in (root, *_data_path(data, err["loc"])))
+        msg = str(err["msg"]).removeprefix("Value error, ").replace("\n", " ")
+        # a model-level validator names the field at the start of its message ("jobs.3.arrival: ...")
+        field = _FIELD_PREFIX.match(msg)
+        if field:
+            loc, msg = f"{loc}.{field.group(1)}", msg[field.end():]
+        lines.append((loc, msg))
+    loc, msg = lines[0]
+    return InputError(loc, msg, details=[f"{lo}: {m}" for lo, m in lines])
 
 
 def _data_path(data: Any, loc: tuple) -> list:

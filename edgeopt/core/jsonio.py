@@ -1,17 +1,26 @@
-"""Canonical JSON: hashing, byte-identical output and all-or-nothing writes.
+"""Canonical JSON: hashing, byte-identical output, all-or-nothing writes and bounded reads.
 
 A path ending in ``.gz`` is written and read gzip-compressed (e.g. ``result.json.gz``).
+
+Reading (`read_json`) is bounded: only a regular file is read (a FIFO, a device such as
+``/dev/zero``, a directory or ``-`` is refused before it is opened, so nothing blocks), and a
+file above the input cap (`DEFAULT_MAX_INPUT_BYTES`, 64 MiB, after gzip decompression; the CLI's
+``--max-input-bytes``) is refused before it is parsed. JSON with a duplicate key is refused,
+naming the key's path (Python's decoder would silently keep the last value).
 """
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import hashlib
 import json
 import math
 import os
 import re
+import stat
 import tempfile
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -76,47 +85,214 @@ def dumps(obj: Any, *, indent: int | None = 2) -> str:
     return json.dumps(obj, sort_keys=True, indent=indent, allow_nan=False) + "\n"
 
 
+def to_json_text(obj: Any) -> str:
+    """Compact JSON text of ``obj`` as it stands (numpy values converted; NaN and Infinity kept, for the
+    validator to name), for pydantic's strict JSON validation (`edgeopt.core.family.parse_model`)."""
+    return json.dumps(obj, default=_default, separators=(",", ":"))
+
+
 def sha256_of(obj: Any) -> str:
     """SHA-256 of the canonical compact JSON of ``obj``."""
     return hashlib.sha256(dumps(obj, indent=None).encode()).hexdigest()
 
 
-def write_json(path: str | os.PathLike[str], obj: Any, *, indent: int | None = 2) -> None:
-    """Write ``obj`` as canonical JSON atomically: the file is whole or absent.
+def umask_mode(path: str | os.PathLike[str]) -> None:
+    """Give a file made by `tempfile.mkstemp` (mode 0600) the mode a plain ``open()`` would: 0666 less the umask."""
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(path, 0o666 & ~umask)
 
-    ``indent=None`` writes compact JSON (results: no whitespace); a path ending
-    in ``.gz`` is gzip-compressed (with a fixed mtime, so equal data give equal bytes).
+
+def check_output_path(path: str | os.PathLike[str] | None, *, what: str = "output") -> None:
+    """Refuse, before any work is done, an output path that cannot be written (InputError naming ``what``).
+
+    Refused: an empty path (``-o ""``, which a `pathlib.Path` reads as ``.``), an existing directory,
+    a path whose nearest existing ancestor is not a writable directory (``/proc/x.json``, a file used as
+    a folder). Nothing is created here; a write that still fails is refused by `write_json`.
     """
-    text = dumps(obj, indent=indent)
+    if path is None:
+        return
+    text = os.fspath(path)
+    if text in ("", "."):
+        raise InputError(what, "empty path: give a file name")
+    p = Path(text)
+    if p.is_dir():
+        raise InputError(what, f"{p} is a directory: give a file name")
+    parent = p.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir():
+        raise InputError(what, f"cannot write {p}: {parent} is not a directory")
+    if not os.access(parent, os.W_OK | os.X_OK) or _is_pseudo_fs(parent):
+        raise InputError(what, f"cannot write {p}: {parent} is not writable")
+
+
+def _is_pseudo_fs(path: Path) -> bool:
+    """Whether ``path`` lies in /proc or /sys, where root has write access yet no file can be created."""
+    resolved = path.resolve()
+    return any(resolved == Path(r) or Path(r) in resolved.parents for r in ("/proc", "/sys"))
+
+
+@contextlib.contextmanager
+def atomic_file(path: str | os.PathLike[str], *, what: str = "output") -> Iterator[str]:
+    """A temporary file next to ``path`` to write to; renamed onto ``path`` when the block ends well.
+
+    The file at ``path`` is then whole or absent (a failure or Ctrl-C removes the temporary file),
+    it gets the user's umask (not mkstemp's 0600), and a path that cannot be written is an
+    `InputError` naming ``what`` (exit 2), checked by `check_output_path` before anything is created.
+    """
+    check_output_path(path, what=what)
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
-        if target.suffix == ".gz":
-            with os.fdopen(fd, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as fh:
-                fh.write(text.encode())
-        else:
-            with os.fdopen(fd, "w") as fh:
-                fh.write(text)
-        # mkstemp creates the file 0600; give it the mode a plain open() would.
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+        os.close(fd)
+    except OSError as exc:
+        raise InputError(what, f"cannot write {target}: {exc.strerror or exc}") from None
+    try:
+        yield tmp
+        umask_mode(tmp)
         os.replace(tmp, target)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise InputError(what, f"cannot write {target}: {exc.strerror or exc}") from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
 
 
-def read_json(path: str | os.PathLike[str], *, what: str = "file") -> Any:
-    """Read a JSON file; any failure becomes an `InputError` naming the file."""
-    p = Path(path)
+def write_json(path: str | os.PathLike[str], obj: Any, *, indent: int | None = 2, what: str = "output") -> None:
+    """Write ``obj`` as canonical JSON atomically (`atomic_file`): the file is whole or absent.
+
+    ``indent=None`` writes compact JSON (results: no whitespace); a path ending
+    in ``.gz`` is gzip-compressed (with a fixed mtime, so equal data give equal bytes). A path
+    that cannot be written is an `InputError` naming ``what``, and nothing is left behind.
+    """
+    text = dumps(obj, indent=indent)
+    with atomic_file(path, what=what) as tmp:
+        if Path(path).suffix == ".gz":
+            with open(tmp, "wb") as raw, gzip.GzipFile(filename="", fileobj=raw, mode="wb", mtime=0) as fh:
+                fh.write(text.encode())
+        else:
+            with open(tmp, "w") as fh:
+                fh.write(text)
+
+
+#: Default cap on the bytes of one input file (after gzip decompression): 64 MiB. The largest
+#: file the toolkit writes (a paper-size instance or result) is a few MB; a 200 MB file took
+#: more than 30 s and 1.6 GB to parse. The CLI's ``--max-input-bytes`` changes it.
+DEFAULT_MAX_INPUT_BYTES = 64 * 2**20
+
+_max_input_bytes = DEFAULT_MAX_INPUT_BYTES
+
+
+def max_input_bytes() -> int:
+    """The cap `read_json` applies now."""
+    return _max_input_bytes
+
+
+def set_max_input_bytes(limit: int | None) -> int:
+    """Set the cap `read_json` applies (None: back to the default); returns the previous cap."""
+    global _max_input_bytes
+    previous = _max_input_bytes
+    if limit is None:
+        limit = DEFAULT_MAX_INPUT_BYTES
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise InputError("max_input_bytes", f"must be an integer >= 1, got {limit!r}")
+    _max_input_bytes = limit
+    return previous
+
+
+_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def _not_regular(mode: int) -> str | None:
+    """What a non-regular file is (``a FIFO``...), or None for a regular file."""
+    if stat.S_ISREG(mode):
+        return None
+    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
+
+
+def _too_big(what: str, p: Path, size: str, cap: int) -> InputError:
+    return InputError(what, f"{p} {size} the input cap of {cap:,} bytes "
+                               "(raise it with --max-input-bytes)")
+
+
+def read_bytes(path: str | os.PathLike[str], *, what: str = "file", max_bytes: int | None = None) -> bytes:
+    """The bytes of a regular file, at most ``max_bytes`` (default: the input cap) after gzip decompression.
+
+    Anything but a regular file (a FIFO, ``/dev/zero``, ``/dev/urandom``, a directory, ``-``) is refused
+    after an ``os.stat``, which never blocks; the file is opened non-blocking and checked again (it may
+    have been swapped), and read in bounded chunks, so neither a growing file nor a gzip bomb can
+    take more than the cap. Every failure is an `InputError` naming ``what`` and the file (exit 2).
+    """
+    cap = _max_input_bytes if max_bytes is None else max_bytes
+    text = os.fspath(path)
+    if text in ("", "-"):
+        raise InputError(what, "reading standard input ('-') or an empty path is not supported: give a file")
+    p = Path(text)
     try:
-        text = gzip.decompress(p.read_bytes()).decode() if p.suffix == ".gz" else p.read_text()
+        st = os.stat(p)  # never blocks, unlike opening a FIFO
+        kind = _not_regular(st.st_mode)
+        if kind is not None:
+            raise InputError(what, f"{p} is {kind}, not a regular file")
+        if st.st_size > cap:
+            raise _too_big(what, p, f"is {st.st_size:,} bytes, above", cap)
+        fd = os.open(p, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        try:
+            kind = _not_regular(os.fstat(fd).st_mode)
+            if kind is not None:
+                raise InputError(what, f"{p} is {kind}, not a regular file")
+            chunks, size = [], 0
+            while size <= cap:
+                chunk = os.read(fd, min(1 << 20, cap + 1 - size))
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                size += len(chunk)
+        finally:
+            os.close(fd)
     except FileNotFoundError:
         raise InputError(what, f"file not found: {p}") from None
-    except (OSError, EOFError, UnicodeDecodeError) as exc:
-        raise InputError(what, f"cannot read {p}: {exc.__class__.__name__}") from None
+    except OSError as exc:
+        raise InputError(what, f"cannot read {p}: {exc.strerror or exc.__class__.__name__}") from None
+    if size > cap:
+        raise _too_big(what, p, "is larger than", cap)
+    data = b"".join(chunks)
+    if p.suffix == ".gz":
+        data = _gunzip(data, cap, p, what)
+    return data
+
+
+def _gunzip(data: bytes, cap: int, p: Path, what: str) -> bytes:
+    """Decompress every gzip member of ``data``, refusing more than ``cap`` bytes of output."""
+    out: list[bytes] = []
+    size = 0
+    try:
+        while data:
+            d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+            chunk = d.decompress(data, cap + 1 - size)
+            size += len(chunk)
+            if size > cap or d.unconsumed_tail:
+                raise _too_big(what, p, "decompresses to more than", cap)
+            if not d.eof:
+                raise InputError(what, f"cannot read {p}: truncated gzip data")
+            out.append(chunk)
+            data = d.unused_data.lstrip(b"\0")
+    except zlib.error as exc:
+        raise InputError(what, f"cannot read {p}: not gzip data ({exc})") from None
+    return b"".join(out)
+
+
+def read_json(path: str | os.PathLike[str], *, what: str = "file", max_bytes: int | None = None) -> Any:
+    """Read a JSON file through `read_bytes` (bounded, regular files only); any failure is an `InputError`."""
+    p = Path(path)
+    data = read_bytes(p, what=what, max_bytes=max_bytes)
+    try:
+        text = data.decode()
+    except UnicodeDecodeError:
+        raise InputError(what, f"cannot read {p}: not UTF-8 text") from None
     return loads(text, what=what, name=str(p))
 
 
@@ -139,12 +315,37 @@ def loads(text: str, *, what: str = "file", name: str = "input") -> Any:
     """Parse JSON text; malformed or too deeply nested text becomes an `InputError` named ``what``."""
     if text.count("[") + text.count("{") > MAX_DEPTH and not _depth_ok(text):
         raise InputError(what, f"{name} nests arrays/objects deeper than {MAX_DEPTH} levels")
+    dups: dict[int, tuple[dict, str]] = {}
+
+    def pairs_hook(pairs: list[tuple[str, Any]]) -> dict:
+        d = dict(pairs)
+        if len(d) != len(pairs):
+            seen: set[str] = set()
+            for key, _ in pairs:
+                if key in seen:
+                    dups[id(d)] = (d, key)  # the dict is kept alive, so its id stays unique
+                    break
+                seen.add(key)
+        return d
+
     try:
-        return json.loads(text)
+        data = json.loads(text, object_pairs_hook=pairs_hook)
     except json.JSONDecodeError as exc:
         raise InputError(what, f"{name} is not valid JSON (line {exc.lineno}, column {exc.colno})") from None
     except (RecursionError, ValueError) as exc:  # ValueError: e.g. an integer with too many digits
         raise InputError(what, f"{name} cannot be decoded: {exc.__class__.__name__}: {exc}"[:300]) from None
+    if dups:
+        raise InputError(what, f"{name} has a duplicate key {_duplicate_path(data, dups)} "
+                               "(JSON would silently keep the last value)")
+    return data
+
+
+def _duplicate_path(data: Any, dups: dict[int, tuple[dict, str]]) -> str:
+    """The dotted path of the first duplicate key found (depth first), e.g. ``jobs.3.epochs``."""
+    for path, node in tree_paths(data):
+        if isinstance(node, dict) and id(node) in dups:
+            return repr(".".join(map(str, (*path, dups[id(node)][1]))))
+    return repr(next(iter(dups.values()))[1])  # pragma: no cover - every recorded dict is in the tree
 
 
 # -- paths into a JSON tree (tests, the CLI probe, scripts that edit an instance file) ------------

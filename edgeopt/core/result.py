@@ -113,6 +113,9 @@ class Result:
         """Read a result's JSON data; every field is type-checked (InputError naming it, exit 2)."""
         if not isinstance(data, dict):
             raise InputError("result", "a result file must hold a JSON object")
+        if isinstance(data.get("family"), str) and "horizon" in data and not {"algorithm", "status"} & set(data):
+            # every family's instance has a horizon; a result never has one
+            raise InputError("result", f"this is an instance file ({data['family']}), not a result")
         names = {f.name for f in dataclasses.fields(cls)}
         missing = sorted(n for n in names - set(data) if n != "extra")
         if missing:

@@ -4,7 +4,7 @@ Importing the package registers its algorithms (``online``, the baselines).
 """
 
 from edgeopt.core import FamilySpec
-from edgeopt.core.family import ids_of_jobs_list, jobs_and_rejected
+from edgeopt.core.family import ids_of_jobs_list, jobs_and_rejected, model_limits
 from edgeopt.edgecloud import views as _views
 from edgeopt.edgecloud.instance import PRESETS, Instance, generate
 from edgeopt.edgecloud.schedule import Schedule, objective, validate
@@ -24,6 +24,7 @@ FAMILY = FamilySpec(
     job_rows=_views.job_rows,
     job_ids=ids_of_jobs_list,
     listed_jobs=jobs_and_rejected,
+    limits=model_limits(Instance, jobs="jobs", servers="servers", horizon="horizon"),
 )
 
 __all__ = ["FAMILY", "Instance", "Schedule", "generate", "objective", "validate"]

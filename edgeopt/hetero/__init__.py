@@ -12,7 +12,7 @@ program (2)/(15), objective), `online` (A_online and its subroutines),
 from __future__ import annotations
 
 from edgeopt.core import FamilySpec
-from edgeopt.core.family import ids_of_jobs_list, jobs_and_rejected
+from edgeopt.core.family import ids_of_jobs_list, jobs_and_rejected, model_limits
 from edgeopt.hetero import views as _views
 from edgeopt.hetero.instance import PRESETS, Instance, generate
 from edgeopt.hetero.schedule import Schedule, objective, validate
@@ -32,6 +32,7 @@ FAMILY = FamilySpec(
     job_rows=_views.job_rows,
     job_ids=ids_of_jobs_list,
     listed_jobs=jobs_and_rejected,
+    limits=model_limits(Instance, jobs="jobs", servers="servers", horizon="horizon"),
 )
 
 # Importing the algorithm modules registers them (edgeopt.core.register).

@@ -11,7 +11,7 @@ model + generators), `schedule` (schedule model, validator of program (2), objec
 from __future__ import annotations
 
 from edgeopt.core import FamilySpec, GanttBar, JobRow, UsageSeries
-from edgeopt.core.family import ids_of_jobs_list, jobs_and_rejected
+from edgeopt.core.family import ids_of_jobs_list, jobs_and_rejected, model_limits
 from edgeopt.core.views import bar_label
 from edgeopt.okita.instance import PRESETS, Instance, generate
 from edgeopt.okita.schedule import Schedule, job_parts, objective, usage_per_slot, validate
@@ -76,6 +76,7 @@ FAMILY = FamilySpec(
     job_rows=job_rows,
     job_ids=ids_of_jobs_list,
     listed_jobs=jobs_and_rejected,
+    limits=model_limits(Instance, jobs="jobs", servers="sites", sites="sites", horizon="horizon"),
 )
 
 # Importing the algorithm modules registers them (edgeopt.core.register).

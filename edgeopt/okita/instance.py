@@ -42,6 +42,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from edgeopt.core import InputError
+from edgeopt.core import bounds as B
 
 RESOURCES = ("gpu", "cpu", "mem_gb", "disk_gb")
 #: Bound on every numeric field, so sums and products stay finite and exact models stay sane.
@@ -199,6 +200,11 @@ class Job(BaseModel):
         return float(out) if np.ndim(out) == 0 else out
 
 
+#: Most sites an instance may have: the bandwidth-cost matrix is R x R (10**6 numbers at this cap;
+#: the paper's largest setting has R = 50).
+MAX_SITES = 1000
+
+
 class Instance(BaseModel):
     """An okita instance: sites, bandwidth prices, jobs."""
 
@@ -207,9 +213,9 @@ class Instance(BaseModel):
     horizon: int = Field(ge=1, le=10**5, description="T, number of slots")
     slot_seconds: float = Field(default=1800.0, gt=0, le=MAX_VALUE)
     resources: list[str] = Field(default_factory=lambda: list(RESOURCES), min_length=1)
-    sites: list[Site] = Field(min_length=1)
-    bandwidth_cost_per_mb: list[list[float]] = Field(description="q^{rr'}, R x R, zero diagonal")
-    jobs: list[Job] = Field(default_factory=list)
+    sites: list[Site] = Field(min_length=1, max_length=MAX_SITES)
+    bandwidth_cost_per_mb: list[list[float]] = Field(max_length=MAX_SITES, description="q^{rr'}, R x R, zero diagonal")
+    jobs: list[Job] = Field(default_factory=list, max_length=B.MAX_JOBS)
 
     @model_validator(mode="after")
     def _shapes(self) -> Instance:

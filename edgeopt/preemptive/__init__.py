@@ -13,7 +13,7 @@ elastic SRTF / Tiresias-L variants that are not the paper's).
 from __future__ import annotations
 
 from edgeopt.core import FamilySpec
-from edgeopt.core.family import ids_of_jobs_list, jobs_and_rejected
+from edgeopt.core.family import ids_of_jobs_list, jobs_and_rejected, model_limits
 from edgeopt.preemptive import views as _views
 from edgeopt.preemptive.instance import PRESETS, Instance, generate
 from edgeopt.preemptive.schedule import Schedule, fractional_flow_time, objective, validate
@@ -33,6 +33,7 @@ FAMILY = FamilySpec(
     job_rows=_views.job_rows,
     job_ids=ids_of_jobs_list,
     listed_jobs=jobs_and_rejected,
+    limits=model_limits(Instance, jobs="jobs", servers="servers", horizon="horizon"),
 )
 
 # Importing the algorithm modules registers them.

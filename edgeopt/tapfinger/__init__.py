@@ -14,6 +14,7 @@ installed; without it ``ONLINE_PENDING`` says so.
 from __future__ import annotations
 
 from edgeopt.core import FamilySpec
+from edgeopt.core.family import model_limits
 from edgeopt.tapfinger.instance import PRESETS, Instance, generate
 from edgeopt.tapfinger.schedule import Schedule, gantt, job_rows, objective, usage, validate
 
@@ -47,6 +48,7 @@ FAMILY = FamilySpec(
     job_rows=job_rows,
     job_ids=task_ids,
     listed_jobs=listed_tasks,
+    limits=model_limits(Instance, jobs="tasks", servers="clusters", clusters="clusters", horizon="horizon"),
 )
 
 # Importing the algorithm module registers the baselines (edgeopt.core.register).

@@ -20,6 +20,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from edgeopt.core import InputError
+from edgeopt.core.jsonio import loads, read_bytes
 
 CONFIG_DIR = Path(__file__).parent / "configs"
 
@@ -102,8 +103,9 @@ def load_config(path: str | Path) -> TrainConfig:
         p = CONFIG_DIR / f"{path}.toml"
     if not p.exists():
         raise InputError("config", f"no such configuration file: {path}")
+    text = read_bytes(p, what="config").decode(errors="replace")  # a regular file, within the input cap
     try:
-        data = tomllib.loads(p.read_text()) if p.suffix == ".toml" else json.loads(p.read_text())
+        data = tomllib.loads(text) if p.suffix == ".toml" else loads(text, what="config", name=str(p))
     except (tomllib.TOMLDecodeError, json.JSONDecodeError) as exc:
         raise InputError("config", f"{p}: cannot parse: {exc}") from exc
     try:
