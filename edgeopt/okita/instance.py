@@ -303,7 +303,11 @@ def generate(preset: str = "small", *, seed: int = 0, jobs: int | None = None, s
 
     Presets:
         small: 3 sites, 3 jobs, T = 8, 0-3 chunks per site, mixed latency-cost kinds (all four), arrivals
-            in [0, 2]. Sized so that both exact models prove optimality in about a second.
+            in [0, 2]. Sized so that both exact models prove optimality within seconds, not one: at this
+            size CP-SAT takes 0.95 s on average over 10 seeds with spread arrivals and 1.5 s with all
+            arrivals in slot 0, the MILP 0.9 s and 7.5 s on seeds 0 and 1; one more site or job (4 x 3 or
+            3 x 4) raises CP-SAT's mean to 7-8 s (benchmarks/okita_ratio.py and okita_exact_scale.py;
+            wall times on a shared 2-core machine).
         testbed: Sec. V-A / Table II: 9 sites of 1 GPU, 12 CPU, 16 GB (500 GB disk); 10 jobs drawn from
             the six Table II jobs, their chunks spread over the sites at random; delta = 2 MB; E in
             [20, 30]; rho_i / E_i an integer in [3, 8] (the paper "obtains rho by pre-training"); each worker
