@@ -111,10 +111,10 @@ def fig11_12(seeds):
             "alpha1:alpha2": alphas, "beta1:beta2:beta3": betas}
 
 
-def fig14(seeds):
+def fig14(seeds, kinds=("exponential", "linear", "piecewise"), windows=(50, 150)):
     rows = {}
-    for window in (50, 150):
-        for kind in ("exponential", "linear", "piecewise"):
+    for window in windows:
+        for kind in kinds:
             key = f"{kind}/W={window}"
             rows[key] = _cell([(s, generate("paper", seed=s, cost=kind, arrival_window=window)) for s in seeds])
             _show(f"fig14 {key}", rows[key])
@@ -127,7 +127,11 @@ FIGS = {"fig4": fig4, "fig9": fig9, "fig10": fig10, "fig11_12": fig11_12, "fig14
 def main() -> None:
     ap = benchmark_parser(__doc__.splitlines()[0], seeds="0-9")
     ap.add_argument("--only", default=",".join(FIGS), help="comma-separated figures: " + ", ".join(FIGS))
+    ap.add_argument("--kinds", default="exponential,linear,piecewise", help="fig14: latency-cost kinds")
+    ap.add_argument("--windows", default="50,150", help="fig14: arrival windows W")
     args = ap.parse_args()
+    FIGS["fig14"] = lambda seeds: fig14(seeds, tuple(args.kinds.split(",")),
+                                        tuple(int(w) for w in args.windows.split(",")))
     out = {"seeds": args.seeds}
     path = result_path(args.out, "okita_paper.json")
     if path.exists():
