@@ -110,7 +110,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry("okita", "okita_exact_scale.py", "--seeds 0 --sizes 8x5x12 --time-limit 150 "
           "--name okita_exact_scale_large.json", "--seeds 0 --sizes 3x3x8 --time-limit 20 "
           "--name okita_exact_scale_large.json", 5, "okita_exact_scale_large.json"),
-    Entry("okita", "okita_paper.py", "--seeds 0-9", "--seeds 0 --only fig4", 40, "okita_paper.json"),
+    Entry("okita", "okita_paper.py", "--seeds 0-9", "--seeds 0 --only fig4", 15, "okita_paper.json"),
     Entry("okita", "okita_online_speed.py", "--seeds 0-2", "--seeds 0", 2, "okita_online_speed.json"),
     Entry("okita", "okita_readings.py", "--seeds 0-9", "--seeds 0", 10, "okita_readings.json"),
     # tapfinger (Li et al.)
