@@ -18,7 +18,9 @@ What the two papers say, and how we read it:
   in Alg. 3." Sec. V-A also says OASiS takes the training time into account (its makespan is shorter
   than FIFO's and DRF's).
 
-Our reading (``deployment cost`` = the priced resource cost of a schedule):
+Our reading (``deployment cost`` = the priced resource cost of a schedule). Bao et al. define U^k and L^k
+in words over their own model (utility at the fastest / slowest completion, per unit of resource and
+time); which completion times and demands stand for those here is ours, below:
 
 * Prices: exactly the form above, per resource k, site r and slot t, on the capacity reserved by the
   admitted jobs' plans. A site's zero-capacity resource is priced U^k (no job can use it).
