@@ -107,7 +107,10 @@ ENTRIES: tuple[Entry, ...] = (
     Entry("preemptive", "preemptive_online_speed.py", "--seeds 0-2", "--seeds 0 --jobs 30 --servers 10", 10,
           "preemptive_online_speed.json"),
     # okita (Han et al.)
-    Entry("okita", "okita_ratio.py", "--seeds 0-9", "--seeds 0 --cell 2,3,8 --time-limit 20", 7,
+    Entry("okita", "okita_ratio.py", "--seeds 0-9 --cost exponential --name okita_ratio_exponential.json",
+          "--seeds 0 --cell 2,3,8 --time-limit 20 --cost exponential --name okita_ratio_exponential.json", 8,
+          "okita_ratio_exponential.json"),
+    Entry("okita", "okita_ratio.py", "--seeds 0-9", "--seeds 0 --cell 2,3,8 --time-limit 20", 8,
           "okita_ratio.json"),
     Entry("okita", "okita_ratio.py", "--seeds 0-5 --cell 4,6,10 --time-limit 90 --name okita_ratio_large.json",
           "--seeds 0 --cell 2,3,8 --time-limit 20 --name okita_ratio_large.json", 8, "okita_ratio_large.json"),
@@ -116,9 +119,9 @@ ENTRIES: tuple[Entry, ...] = (
     Entry("okita", "okita_exact_scale.py", "--seeds 0 --sizes 8x5x12 --time-limit 150 "
           "--name okita_exact_scale_large.json", "--seeds 0 --sizes 3x3x8 --time-limit 20 "
           "--name okita_exact_scale_large.json", 5, "okita_exact_scale_large.json"),
-    Entry("okita", "okita_paper.py", "--seeds 0-1", "--seeds 0 --only fig4", 30, "okita_paper.json"),
+    Entry("okita", "okita_paper.py", "--seeds 0-9", "--seeds 0 --only fig4", 15, "okita_paper.json"),
     Entry("okita", "okita_online_speed.py", "--seeds 0-2", "--seeds 0", 2, "okita_online_speed.json"),
-    Entry("okita", "okita_readings.py", "--seeds 0-1", "--seeds 0", 5, "okita_readings.json"),
+    Entry("okita", "okita_readings.py", "--seeds 0-9", "--seeds 0", 10, "okita_readings.json"),
     # tapfinger (Li et al.)
     Entry("tapfinger", "tapfinger_baselines.py", "--seeds 0-9", "--seeds 0", 5,
           "tapfinger_baselines.json, tapfinger_fig4.png"),

@@ -1,6 +1,7 @@
 """Baselines of Sec. V-A of Han et al.: FIFO, DRF (fixed worker counts, placement by Q_i^r, data
-dispatched evenly at the start) and OASiS (Bao et al., "Online Job Scheduling in Distributed Machine
-Learning Clusters", IEEE INFOCOM 2018), adapted as Sec. V-A says.
+dispatched evenly at the start), and ``oasis_latency``, our stronger variant of OASiS (Bao et al., "Online
+Job Scheduling in Distributed Machine Learning Clusters", IEEE INFOCOM 2018); the paper's OASiS is
+``oasis`` in `edgeopt.okita.oasis`.
 
 FIFO and DRF (Sec. V-A: "the number and the deployment of workers ... are fixed throughout the training
 process, the training data ... dispatched evenly to sites in a greedy fashion once jobs arrive"):
@@ -24,19 +25,24 @@ process, the training data ... dispatched evenly to sites in a greedy fashion on
   C_r^k, while the aggregate free resources allow; a job then starts with that count (lowered by one
   until PA places it), in arrival order.
 
-OASiS: for each newly arrived job (in arrival order), the schedule of least cost under exponential
-unit-resource prices (the online primal-dual idea of Bao et al.): per slot t and worker count x, the
-cheapest placement of x workers and one PS (workers filled on the cheapest sites for each PS site),
-priced ``sum_k p_{r,k}(t) * demand_k / C_r^k + pi q^{r, ps}``; a dynamic program over the slots picks
-the per-slot worker counts that collect the worker-slots the job needs at least cost plus f_i at the
-completion. The plan is reserved (raising the prices); data then moves slot by slot with DTA (Alg. 3).
-Adaptations, documented: (i) the price of resource k at utilisation u of site r in slot t is
-``p(u) = L (U / L) ** (u / C_r^k)``, the exponential form of OASiS's prices, with U = the largest and
-L = a quarter of the smallest value per worker-slot f_i(1) / W_i over the jobs (OASiS derives U, L from
-the jobs' utilities; here the latency cost plays that role); (ii) OASiS admits a job only when its
-utility exceeds the price; our problem must train every job, so every job with a feasible plan is
-admitted and a job without one is rejected (status partial); (iii) a job whose plan leaves chunks (a
-non-integer rho/E floors its workload) is planned again from the next slot.
+OASiS, two versions (both plan a job once, at its arrival, and move its data slot by slot with DTA, as
+Sec. V-A says):
+
+* ``oasis`` (module `edgeopt.okita.oasis`): OASiS as Bao et al. and Sec. V-A describe it: per-resource
+  exponential prices, placement by priced (deployment) cost only, admission by payoff. See that module.
+* ``oasis_latency`` (ours, `OasisScheduler` below; it was called ``oasis`` before): a stronger variant.
+  For each newly arrived job (in arrival order), the schedule of least cost under exponential
+  unit-resource prices: per slot t and worker count x, the cheapest placement of x workers and one PS
+  (workers filled on the cheapest sites for each PS site), priced ``sum_k p_{r,k}(t) * demand_k / C_r^k
+  + pi q^{r, ps}`` -- the job's true parameter-exchange cost is part of the price, which OASiS does not
+  have; a dynamic program over the slots picks the per-slot worker counts that collect the
+  worker-slots the job needs at least cost plus the job's true latency cost f_i at the completion. The
+  plan is reserved (raising the prices). Choices of ours: (i) the price of resource k at utilisation u
+  of site r in slot t is ``p(u) = L (U / L) ** (u / C_r^k)`` with one scalar U = the largest and L = a
+  quarter of the smallest value per worker-slot f_i(1) / W_i over the jobs; (ii) no admission rule:
+  every job with a feasible plan is admitted and a job without one is rejected (status partial);
+  (iii) a job whose plan leaves chunks (a non-integer rho/E floors its workload) is planned again from
+  the next slot.
 """
 
 from __future__ import annotations
@@ -256,7 +262,15 @@ def drf(instance: Instance, *, seed: int = 0) -> Result:
 # ---- OASiS -----------------------------------------------------------------------------------------
 
 class OasisScheduler:
-    """Plans each job at arrival under exponential unit-resource prices; executes with DTA."""
+    """``oasis_latency`` (ours): plans each job at arrival under exponential unit-resource prices plus the
+    exchange cost, against its true latency cost; executes with DTA. Every job with a plan is admitted.
+
+    `edgeopt.okita.oasis.OasisPrimalDual` (``oasis``) reuses the dynamic program and overrides the hooks
+    ``unit_prices``, ``exchange_in_placement`` and ``admit``.
+    """
+
+    #: whether the per-worker placement price includes the exchange cost pi q^{r, ps} (OASiS has no such term)
+    exchange_in_placement = True
 
     def __init__(self, instance: Instance) -> None:
         self.inst = instance
@@ -280,14 +294,22 @@ class OasisScheduler:
         u = np.where(self.C > 0, self.reserved[t] / safe, 1.0)
         return self.L * (self.U / self.L) ** u
 
+    def unit_prices(self, t: int) -> np.ndarray:
+        """Price [R, K] of one unit of each resource at each site in slot t."""
+        safe = np.where(self.C > 0, self.C, 1.0)
+        return self.prices(t) / safe
+
+    def admit(self, ja: JobArrays, cost: float) -> bool:
+        """Whether a job whose best plan costs ``cost`` (priced resources + latency) is admitted: always."""
+        return True
+
     def slot_fill(self, ja: JobArrays, t: int, W: int) -> tuple[Fill, np.ndarray]:
         free = self.C - self.reserved[t]
-        safe = np.where(self.C > 0, self.C, 1.0)
-        p = self.prices(t) / safe
+        p = self.unit_prices(t)
         wprice = p @ ja.m
         psprice = p @ ja.n
         R = len(self.C)
-        unit_all = wprice[None, :] + ja.pi * self.q.T  # [ps, r]
+        unit_all = wprice[None, :] + ja.pi * self.q.T if self.exchange_in_placement else np.tile(wprice, (R, 1))
         order = np.argsort(unit_all, axis=1, kind="stable")
         base = max_workers(free, ja.m, W)
         with_ps = max_workers(free - ja.n[None, :], ja.m, W)
@@ -298,8 +320,9 @@ class OasisScheduler:
         fill = Fill(order, A_site[rows, order], unit_all[rows, order], ps_ok)
         return fill, psprice
 
-    def plan(self, ja: JobArrays, start: int) -> bool:
-        """The DP over slots start..T-1; reserves the best plan. False when none exists."""
+    def plan(self, ja: JobArrays, start: int, *, admission: bool = True) -> bool:
+        """The DP over slots start..T-1; reserves the best plan. False when none exists or, with
+        ``admission``, when `admit` refuses it."""
         T = self.inst.horizon
         W = ja.worker_slots(int(self.M[ja.id].sum()))
         # Workers that fit per slot, ignoring the PS: when even these cannot give W worker-slots by T-1,
@@ -343,7 +366,7 @@ class OasisScheduler:
             fills.append((fill, rows))
             if np.isfinite(G[W]) and G[W] + lat < best:
                 best, best_c = G[W] + lat, t
-        if best_c is None:
+        if best_c is None or (admission and not self.admit(ja, best)):
             return False
         # backtrack
         w = W
@@ -369,7 +392,7 @@ class OasisScheduler:
         replan: list[JobArrays] = []
         for t in range(T):
             for ja in [j for j in replan] + [j for j in pending if j.arrival == t]:
-                if not self.plan(ja, t):
+                if not self.plan(ja, t, admission=ja not in replan):  # an admitted job is not re-admitted
                     self.rejected.add(ja.id)
             replan = []
             for ja in self.jobs:
@@ -397,11 +420,12 @@ class OasisScheduler:
         return Schedule(jobs=group_entries(self.entries), rejected=rejected)
 
 
-@register("okita", "oasis", kind="baseline",
-          summary="OASiS (Bao et al. INFOCOM 2018) adapted (Sec. V-A): least-cost plan at arrival under exponential "
-                  "resource prices, DTA data transfer")
-def oasis(instance: Instance, *, seed: int = 0) -> Result:
-    """OASiS adapted to this model as Sec. V-A says (module docstring lists the adaptations). Deterministic.
+@register("okita", "oasis_latency", kind="baseline",
+          summary="OASiS-like (ours, stronger than the paper's): least plan cost at arrival = exponential resource "
+                  "prices + exchange cost + true latency cost, every job admitted, DTA data transfer")
+def oasis_latency(instance: Instance, *, seed: int = 0) -> Result:
+    """Our OASiS-like variant (module docstring): a DP over each job's true latency cost plus its priced
+    resources and exchange cost, no admission rule. Not the paper's OASiS (that is ``oasis``). Deterministic.
 
     Args:
         seed: unused (deterministic).
@@ -411,5 +435,5 @@ def oasis(instance: Instance, *, seed: int = 0) -> Result:
     with stopwatch() as el:
         sch = OasisScheduler(instance)
         schedule = sch.run()
-    return FAMILY.algorithm_result(instance, "oasis", schedule, el[0], rejected=schedule.rejected,
+    return FAMILY.algorithm_result(instance, "oasis_latency", schedule, el[0], rejected=schedule.rejected,
                                    extra=objective_parts(instance, schedule))
