@@ -502,6 +502,10 @@ from edgeopt.tapfinger.policy.cli import train as _train_policy
 
 app.command("train")(_train_policy)
 
+from edgeopt.bound_cli import bound as _bound  # noqa: E402
+
+app.command("bound")(_bound)
+
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point: maps bad input to exit code 2 with a one-line message (all errors listed below it),
