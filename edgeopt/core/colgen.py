@@ -102,8 +102,8 @@ class TimeIndexedRelaxation:
     def n_jobs(self) -> int:
         return len(self.jobs)
 
-    def price(self, pi: np.ndarray) -> tuple[list[tuple[Any, float]], float]:
-        return price_time_indexed(self, pi)
+    def price(self, pi: np.ndarray, buckets: np.ndarray | None = None) -> tuple[list[tuple[Any, float]], float]:
+        return price_time_indexed(self, pi, buckets)
 
     def column(self, j: int, key: Any) -> tuple[float, np.ndarray, np.ndarray]:
         return column_time_indexed(self, j, key)
@@ -139,13 +139,35 @@ def _window_sums(prefix: np.ndarray, duration: np.ndarray, T: int) -> tuple[np.n
     return prefix[:, np.minimum(ends, T)] - prefix[:, tt][:, None, :], ends
 
 
+def undominated(duration: np.ndarray, demand: np.ndarray, earliest: np.ndarray | None = None) -> np.ndarray:
+    """Indices (sorted) of the modes no other mode dominates: no longer, no more demand on any row, no
+    later earliest start, and strictly better in one. Dropping a dominated mode changes no bound
+    (its columns cost at least as much at every pi >= 0). Exact duplicates keep their first copy."""
+    D = np.asarray(duration, dtype=float)
+    R = np.asarray(demand, dtype=float).reshape(D.size, -1)
+    E = np.zeros(D.size) if earliest is None else np.asarray(earliest, dtype=float)
+    X = np.column_stack([D, E, R])
+    le = (X[None, :, :] <= X[:, None, :]).all(axis=2)  # [k, k']: k' no worse than k
+    lt = (X[None, :, :] < X[:, None, :]).any(axis=2)
+    same = (X[None, :, :] == X[:, None, :]).all(axis=2) & (np.arange(D.size)[None, :] < np.arange(D.size)[:, None])
+    return np.flatnonzero(~((le & lt) | same).any(axis=1))
+
+
 def _gamma(k: int) -> float:
     """gamma_k = k u / (1 - k u): the relative error bound of k float operations (Higham 2002, eq. 3.5)."""
     return k * UNIT_ROUNDOFF / (1.0 - k * UNIT_ROUNDOFF)
 
 
-def price_time_indexed(rel: TimeIndexedRelaxation, pi: np.ndarray) -> tuple[list[tuple[Any, float]], float]:
-    """Per job the cheapest column at prices ``pi`` (key ``(k, t)``) and a bound on the rounding error."""
+def price_time_indexed(rel: TimeIndexedRelaxation, pi: np.ndarray, buckets: np.ndarray | None = None,
+                       ) -> tuple[list[tuple[Any, float]], float]:
+    """Per job the cheapest column at prices ``pi`` (key ``(k, t)``) and a bound on the rounding error.
+
+    ``buckets``: the first slots of buckets within which ``pi`` is constant (the caller's promise;
+    column generation prices only such points). A window's priced cost is then piecewise linear in
+    the start t, with breaks only where t or t + d crosses a bucket start, so its minimum over
+    the integer starts is at a break or at an end of the start range: only those are evaluated.
+    The certificate check never passes ``buckets`` (it enumerates every start, for any pi).
+    """
     R, T = rel.n_rows, rel.horizon
     prefix = np.concatenate([np.zeros((R, 1)), np.cumsum(pi, axis=1)], axis=1)
     row_mass = prefix[:, -1]
@@ -155,12 +177,26 @@ def price_time_indexed(rel: TimeIndexedRelaxation, pi: np.ndarray) -> tuple[list
     for j, jm in enumerate(rel.jobs):
         if jm.n_modes == 0:
             raise ValueError(f"job {j} has no column")
-        sums, ends = _window_sums(prefix, jm.duration, T)
-        cost = np.einsum("kr,rkt->kt", jm.run, sums) + jm.at_start @ pi
-        cost += jm.weight * ends + jm.offset + jm.extra[:, None]
-        cost[(tt[None, :] < jm.earliest[:, None]) | (ends > jm.latest)] = np.inf
-        k, t = np.unravel_index(int(np.argmin(cost)), cost.shape)
-        v = float(cost[k, t])
+        used = np.flatnonzero(jm.run.any(axis=0))  # window sums only for the rows the job uses
+        if buckets is None:
+            sums, ends = _window_sums(prefix[used], jm.duration, T)
+            cost = np.einsum("kr,rkt->kt", jm.run[:, used], sums) + jm.at_start @ pi
+            cost += jm.weight * ends + jm.offset + jm.extra[:, None]
+            cost[(tt[None, :] < jm.earliest[:, None]) | (ends > jm.latest)] = np.inf
+            k, t = np.unravel_index(int(np.argmin(cost)), cost.shape)
+        else:
+            lo, hi = jm.earliest, jm.latest - jm.duration  # start range per mode
+            cand = np.concatenate([np.broadcast_to(buckets, (jm.n_modes, buckets.size)),
+                                   buckets[None, :] - jm.duration[:, None], lo[:, None], hi[:, None]], axis=1)
+            cand = np.clip(cand, lo[:, None], np.maximum(hi, lo)[:, None])
+            ends = cand + jm.duration[:, None]
+            sums = prefix[used][:, ends] - prefix[used][:, cand]
+            cost = np.einsum("kr,rkc->kc", jm.run[:, used], sums) + np.einsum("kr,rkc->kc", jm.at_start, pi[:, cand])
+            cost += jm.weight * ends + jm.offset + jm.extra[:, None]
+            cost[hi < lo] = np.inf
+            k, c = np.unravel_index(int(np.argmin(cost)), cost.shape)
+            t = cand[k, c]
+        v = float(cost[k, t] if buckets is None else cost[k, c])
         if not math.isfinite(v):
             raise ValueError(f"job {j} has no column")
         best.append(((int(k), int(t)), v))
@@ -183,7 +219,7 @@ def column_time_indexed(rel: TimeIndexedRelaxation, j: int, key: Any) -> tuple[f
     return jm.weight * (t + d) + jm.offset + float(jm.extra[k]), np.concatenate(idx), np.concatenate(val)
 
 
-def lagrangian(rel: Any, pi: Any) -> Pricing:
+def lagrangian(rel: Any, pi: Any, buckets: np.ndarray | None = None) -> Pricing:
     """L(pi) by enumeration, with its float rounding error subtracted (module docstring).
 
     ``rel`` is a `TimeIndexedRelaxation` or any object with the same ``capacity``, ``n_rows``,
@@ -194,7 +230,7 @@ def lagrangian(rel: Any, pi: Any) -> Pricing:
     R, T = rel.n_rows, rel.horizon
     pi = np.nan_to_num(np.asarray(pi, dtype=float).reshape(R, T), nan=0.0, posinf=0.0, neginf=0.0)
     pi = np.maximum(pi, 0.0)
-    best, margin = rel.price(pi)
+    best, margin = rel.price(pi) if buckets is None else rel.price(pi, buckets)
     mins = [v for _, v in best]
     cap_term = rel.capacity * pi
     value = math.fsum(mins) - math.fsum(cap_term.ravel())
@@ -224,6 +260,7 @@ def column_generation(
     max_iterations: int = 500,
     max_nonzeros: int | None = None,
     alpha: float = 0.5,
+    bucket: int | None = None,
 ) -> ColumnGenerationResult:
     """Prices pi >= 0 with a large L(pi), by column generation on the master LP (module docstring).
 
@@ -233,18 +270,27 @@ def column_generation(
             final prices before it, keeping the best prices found so far (L(0) at worst).
         rel_tol: stop when (master LP - best L) <= rel_tol * |master LP|.
         max_nonzeros: stop adding columns when the master would exceed this many nonzeros.
+        bucket: slots per master row (default: about 256 buckets over the horizon). The master sums
+            the capacity rows of each bucket (a surrogate relaxation), so its duals are prices that
+            are constant within a bucket: a special case of pi >= 0, hence still a valid L(pi), and
+            the certificate keeps the full [R, T] prices. Bucketing costs strength, never validity.
     """
     import highspy
 
     t_start = time.perf_counter()
     R, T, J = rel.n_rows, rel.horizon, rel.n_jobs
+    B = max(1, int(bucket) if bucket else math.ceil(T / 256))
+    starts_b = np.arange(0, T, B)
+    nb = starts_b.size
+    widths = np.diff(np.append(starts_b, T))
     inf = highspy.kHighsInf
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
     h.setOptionValue("threads", 1)
     empty_i, empty_v = np.zeros(0, np.int32), np.zeros(0)
     h.addRows(J, np.ones(J), np.ones(J), 0, empty_i, empty_i, empty_v)
-    h.addRows(R * T, np.full(R * T, -inf), rel.capacity.ravel(), 0, empty_i, empty_i, empty_v)
+    cap_b = np.add.reduceat(rel.capacity, starts_b, axis=1)
+    h.addRows(R * nb, np.full(R * nb, -inf), cap_b.ravel(), 0, empty_i, empty_i, empty_v)
     t0 = time.perf_counter()
     first = lagrangian(rel, np.zeros((R, T)))
     price_s = time.perf_counter() - t0
@@ -266,7 +312,7 @@ def column_generation(
                 break
             sep = smooth * best_pi + (1 - smooth) * pi_rmp
             t0 = time.perf_counter()
-            pricing = lagrangian(rel, sep)
+            pricing = lagrangian(rel, sep, starts_b if B > 1 else None)
             price_s = time.perf_counter() - t0
             if pricing.value > best_val:
                 best_val, best_pi = pricing.value, sep.copy()
@@ -276,9 +322,10 @@ def column_generation(
             if (j, key) in seen or v - mu[j] >= -1e-9 * max(1.0, abs(v)):
                 continue
             cost, ci, cv = rel.column(j, key)
-            ci = np.concatenate([[j], J + np.asarray(ci, dtype=np.int64)])
+            ci = np.asarray(ci, dtype=np.int64)
+            ci = np.concatenate([[j], J + (ci // T) * nb + (ci % T) // B])
             cv = np.concatenate([[1.0], np.asarray(cv, dtype=float)])
-            ci, inv = np.unique(ci, return_inverse=True)  # a row hit twice (start + run) is summed
+            ci, inv = np.unique(ci, return_inverse=True)  # a row hit twice (start + run, bucket) is summed
             cv = np.bincount(inv, weights=cv)
             idx.append(ci)
             vals.append(cv)
@@ -307,12 +354,13 @@ def column_generation(
             reason = "master LP " + status
             break
         lp_val = float(h.getInfo().objective_function_value)
-        pi_rmp = np.maximum(0.0, -np.array(h.getSolution().row_dual[J:]).reshape(R, T))
+        duals = np.maximum(0.0, -np.array(h.getSolution().row_dual[J:]).reshape(R, nb))
+        pi_rmp = np.repeat(duals, widths, axis=1)
         if lp_val - best_val <= rel_tol * abs(lp_val):
             converged, reason = True, "gap below tolerance"
             break
     if reason != "time limit" and not np.array_equal(pi_rmp, best_pi):
-        final = lagrangian(rel, pi_rmp)
+        final = lagrangian(rel, pi_rmp, starts_b if B > 1 else None)
         if final.value > best_val:
             best_val, best_pi = final.value, pi_rmp
     return ColumnGenerationResult(best_val, best_pi, lp_val, it, columns, converged, reason,

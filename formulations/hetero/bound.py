@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from edgeopt.core.colgen import JobModes, TimeIndexedRelaxation
+from edgeopt.core.colgen import JobModes, TimeIndexedRelaxation, undominated
 from edgeopt.core.limits import ModelSize
 from edgeopt.core.lowerbound import BoundMethod
 from formulations.hetero.data import _may_fit, duration_slots, most_copies
@@ -98,26 +98,12 @@ def relaxation(instance: Any) -> TimeIndexedRelaxation:
                 dem.append(demand[keep])
         Dk = np.concatenate(D) if D else np.zeros(0, np.int64)
         Rk = np.concatenate(dem) if dem else np.zeros((0, C.shape[1]))
-        Dk, Rk = _undominated(Dk, Rk)
+        keep = undominated(Dk, Rk)
+        Dk, Rk = Dk[keep], Rk[keep]
         jobs.append(JobModes(weight=float(job.weight), offset=0.0, latest=T, duration=Dk,
                              earliest=np.full(Dk.size, int(job.arrival)), run=Rk))
     cap = np.repeat(C.sum(axis=0)[:, None], T, axis=1)
     return TimeIndexedRelaxation(jobs, cap, list(instance.resources))
-
-
-def _undominated(D: np.ndarray, R: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Modes not dominated by another (no longer and no more demand, one strictly), in a fixed order."""
-    if D.size == 0:
-        return D, R
-    order = np.lexsort((*R.T[::-1], D))
-    D, R = D[order], R[order]
-    le = (D[None, :] <= D[:, None]) & (R[None, :, :] <= R[:, None, :]).all(axis=2)  # [k, k']: k' no worse
-    lt = (D[None, :] < D[:, None]) | (R[None, :, :] < R[:, None, :]).any(axis=2)
-    keep = ~(le & lt).any(axis=1)
-    # exact duplicates: keep the first
-    _, first = np.unique(np.column_stack([D[keep], R[keep]]), axis=0, return_index=True)
-    idx = np.flatnonzero(keep)[np.sort(first)]
-    return D[idx], R[idx]
 
 
 def trivial_bound(instance: Any) -> float:
@@ -152,12 +138,11 @@ def weight_step(instance: Any) -> float | None:
 
 
 def size(instance: Any) -> ModelSize:
-    """The master's fixed part plus the pricing workspace; the master then grows by column generation
-    only up to the size budget (it stops there, keeping a valid bound)."""
+    """The starting master (one column per job and a slack per capacity row); column generation then
+    adds columns only up to the size budget and stops there, keeping a valid bound."""
     J, T, R = len(instance.jobs), int(instance.horizon), len(instance.resources)
-    kmax = max((2 * len(instance.worker_types) * int(j.chunks) for j in instance.jobs), default=0)
     cols = sum(2 * len(instance.worker_types) * int(j.chunks) * max(0, T - int(j.arrival)) for j in instance.jobs)
-    return ModelSize(cols, J + R * T, J + R * T + kmax * R * T,
+    return ModelSize(cols, J + R * T, J + R * T + J * (1 + R * T),
                      note="column generation: the master holds only generated columns")
 
 
