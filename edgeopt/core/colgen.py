@@ -270,7 +270,7 @@ def column_generation(
             final prices before it, keeping the best prices found so far (L(0) at worst).
         rel_tol: stop when (master LP - best L) <= rel_tol * |master LP|.
         max_nonzeros: stop adding columns when the master would exceed this many nonzeros.
-        bucket: slots per master row (default: about 256 buckets over the horizon). The master sums
+        bucket: slots per master row (default: at most 512 buckets over the horizon). The master sums
             the capacity rows of each bucket (a surrogate relaxation), so its duals are prices that
             are constant within a bucket: a special case of pi >= 0, hence still a valid L(pi), and
             the certificate keeps the full [R, T] prices. Bucketing costs strength, never validity.
@@ -279,7 +279,7 @@ def column_generation(
 
     t_start = time.perf_counter()
     R, T, J = rel.n_rows, rel.horizon, rel.n_jobs
-    B = max(1, int(bucket) if bucket else math.ceil(T / 256))
+    B = max(1, int(bucket) if bucket else math.ceil(T / 512))
     starts_b = np.arange(0, T, B)
     nb = starts_b.size
     widths = np.diff(np.append(starts_b, T))
