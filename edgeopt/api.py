@@ -340,9 +340,13 @@ def solve(
     method: str = "milp",
     time_limit: float = 60.0,
     max_model_size: int | None = None,
+    warm_start: str | None = None,
     **options: Any,
 ) -> Result:
     """Solve an instance with one of its family's exact models, within ``time_limit`` for the whole call.
+
+    ``warm_start``: a registered algorithm's name or ``best``: it runs first (inside the time limit)
+    and the incumbent returned is never worse than its schedule (`edgeopt.warmstart`).
 
     Before anything is built, the model's size is estimated (``formulations.<family>.SIZES``) and a
     model above the budget is refused with an `InputError` that gives the size and what to do
@@ -360,6 +364,11 @@ def solve(
     if max_model_size is not None and (isinstance(max_model_size, bool) or not isinstance(max_model_size, int)
                                        or max_model_size < 1):
         raise InputError("max_model_size", f"must be a positive integer (nonzeros), got {max_model_size!r}")
+    if warm_start is not None:
+        from edgeopt.warmstart import solve_warm
+
+        return solve_warm(instance, method=method, time_limit=time_limit, warm_start=warm_start, solve=solve,
+                          max_model_size=max_model_size, **options)
     deadline = Deadline(time_limit)
     size = None
     estimator = model_sizes(spec.name).get(method)

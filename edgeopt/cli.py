@@ -222,12 +222,15 @@ def solve(
     max_model_size: Annotated[int | None, typer.Option(
         "--max-model-size", help="Budget on the model's estimated nonzeros (default 2,000,000, about 3 GB); "
         "larger models are refused before they are built.")] = None,
+    warm_start: Annotated[str | None, typer.Option(
+        "--warm-start", help="ALG or best: run registered algorithm(s) first; the incumbent is never worse.")] = None,
 ) -> None:
     """Solve INSTANCE exactly (optimal, or incumbent + bound at the time limit)."""
     inst = api.load(instance)
     spec = api.family_of(inst)
     with _progress_status(f"solving {spec.name} with {method} (limit {time_limit:g} s)"):
-        result = api.solve(inst, method=method, time_limit=time_limit, max_model_size=max_model_size)
+        result = api.solve(inst, method=method, time_limit=time_limit, max_model_size=max_model_size,
+                           warm_start=warm_start)
     _emit(result, output)
 
 
