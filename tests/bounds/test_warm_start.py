@@ -47,3 +47,12 @@ def test_cli_warm_start_and_bad_names(tmp_path: Path) -> None:
     assert cli("solve", path, "--method", "cpsat", "--time-limit", "20", "--warm-start", "fifo", "-o", out) == 0
     assert not api.validate(inst, Result.load(str(out)))
     assert cli("solve", path, "--warm-start", "nope") == 2
+
+
+def test_tapfinger_cpsat_takes_the_warm_start_as_hints() -> None:
+    inst = api.generate("tapfinger", "small", seed=1)
+    ws = api.run("greedy", inst)
+    res = api.solve(inst, method="cpsat", time_limit=30, warm_start="greedy")
+    assert not api.validate(inst, res)
+    assert res.extra["hinted_tasks"] == len(inst.tasks)
+    assert res.objective <= ws.objective
