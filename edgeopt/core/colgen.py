@@ -219,6 +219,17 @@ def column_time_indexed(rel: TimeIndexedRelaxation, j: int, key: Any) -> tuple[f
     return jm.weight * (t + d) + jm.offset + float(jm.extra[k]), np.concatenate(idx), np.concatenate(val)
 
 
+def constant_buckets(pi: np.ndarray, bucket: int) -> np.ndarray | None:
+    """The bucket starts (every ``bucket`` slots) when ``pi`` is exactly constant on each bucket, else None:
+    then, and only then, `lagrangian` may evaluate only the breakpoints (same value, much faster)."""
+    T = pi.shape[1]
+    if bucket <= 1 or T == 0:
+        return None
+    starts = np.arange(0, T, int(bucket))
+    expanded = np.repeat(pi[:, starts], np.diff(np.append(starts, T)), axis=1)
+    return starts if np.array_equal(expanded, pi) else None
+
+
 def lagrangian(rel: Any, pi: Any, buckets: np.ndarray | None = None) -> Pricing:
     """L(pi) by enumeration, with its float rounding error subtracted (module docstring).
 
@@ -250,6 +261,7 @@ class ColumnGenerationResult:
     converged: bool
     stop_reason: str
     seconds: float
+    bucket: int = 1
 
 
 def column_generation(
@@ -364,4 +376,4 @@ def column_generation(
         if final.value > best_val:
             best_val, best_pi = final.value, pi_rmp
     return ColumnGenerationResult(best_val, best_pi, lp_val, it, columns, converged, reason,
-                                  time.perf_counter() - t_start)
+                                  time.perf_counter() - t_start, B)

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from edgeopt.core.colgen import column_generation, lagrangian
+from edgeopt.core.colgen import column_generation, constant_buckets, lagrangian
 from edgeopt.core.errors import InputError, ModelError
 from edgeopt.core.family import instance_sha256
 from edgeopt.core.limits import Deadline, ModelSize, guard_size
@@ -88,11 +88,16 @@ def _dense(data: Any) -> np.ndarray:
         raise ModelError(f"certificate: unreadable multipliers ({exc})") from None
 
 
-def _evaluate(relaxation: Any, multipliers: np.ndarray) -> float:
-    """The certified value of the relaxation at these multipliers (no solver)."""
+def _evaluate(relaxation: Any, multipliers: np.ndarray, bucket: Any = None) -> float:
+    """The certified value of the relaxation at these multipliers (no solver). Prices that are exactly
+    constant on buckets of ``bucket`` slots are evaluated at the breakpoints only (same value)."""
     if isinstance(relaxation, LinearProgram):
         return dual_bound(relaxation, multipliers)
-    return lagrangian(relaxation, multipliers).value
+    starts = None
+    if isinstance(bucket, int) and not isinstance(bucket, bool) and bucket > 1:
+        starts = constant_buckets(np.maximum(np.nan_to_num(multipliers, nan=0.0, posinf=0.0, neginf=0.0), 0.0),
+                                  bucket)
+    return lagrangian(relaxation, multipliers, starts).value
 
 
 def _finish(method: BoundMethod, instance: Any, raw: float) -> tuple[float, float, float | None, float]:
@@ -137,23 +142,26 @@ def compute_bound(family: str, method: BoundMethod, instance: Any, *, time_limit
         if sol.row_dual is None:
             raise ModelError(f"bound {method.name}: HiGHS returned no duals ({sol.status})")
         multipliers = sol.row_dual
+        bucket = None
         extra["solver"] = {"status": sol.status, "lp_value": sol.value}
         kind = "lp-duals"
     else:
         cg = column_generation(relaxation, deadline=deadline, max_nonzeros=budget or 2_000_000)
         multipliers = cg.prices
-        extra["solver"] = {"master_lp": cg.master_lp, "iterations": cg.iterations, "columns": cg.columns,
+        bucket = cg.bucket
+        extra["solver"] = {"bucket": cg.bucket, "master_lp": cg.master_lp, "iterations": cg.iterations,
+                           "columns": cg.columns,
                            "converged": cg.converged, "stop": cg.stop_reason}
         kind = "lagrangian"
     timings["solve_s"] = deadline.elapsed() - t0
     t0 = deadline.elapsed()
-    raw = _evaluate(relaxation, multipliers)
+    raw = _evaluate(relaxation, multipliers, bucket)
     bound, rounded, step, trivial = _finish(method, instance, raw)
     timings["certify_s"] = deadline.elapsed() - t0
     extra["certificate"] = {
         "version": CERTIFICATE_VERSION, "kind": kind, "method": method.name,
         "fingerprint": relaxation.fingerprint(), "multipliers": _multipliers(multipliers),
-        "relaxation_value": raw, "step": step, "rounded": rounded,
+        "relaxation_value": raw, "bucket": bucket, "step": step, "rounded": rounded,
         "trivial": trivial if math.isfinite(trivial) else None, "bound": bound,
     }
     extra["timings"] = {k: round(v, 6) for k, v in timings.items()}
@@ -184,7 +192,7 @@ def check_certificate(method: BoundMethod, instance: Any, result: Result) -> flo
         relaxation.n_rows, relaxation.horizon)
     if y.shape != expected:
         raise ModelError(f"certificate: multipliers of shape {y.shape}, the relaxation needs {expected}")
-    raw = _evaluate(relaxation, y)
+    raw = _evaluate(relaxation, y, cert.get("bucket"))
     bound, _, _, _ = _finish(method, instance, raw)
     stated = result.bound
     if stated is None or not math.isfinite(bound) or abs(bound - stated) > CHECK_RTOL * max(1.0, abs(bound)):

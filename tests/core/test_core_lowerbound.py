@@ -116,3 +116,18 @@ def test_breakpoint_pricing_equals_full_enumeration_on_bucket_constant_prices(se
 def test_undominated_drops_worse_modes_and_duplicates() -> None:
     keep = undominated(np.array([3, 2, 3, 2]), np.array([[1.0], [2.0], [1.0], [1.0]]))
     assert keep.tolist() == [3]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_bucketed_column_generation_gives_valid_prices_evaluated_alike_both_ways(seed: int) -> None:
+    from edgeopt.core.lowerbound import _evaluate
+
+    rng = np.random.default_rng(seed)
+    rel = _tiny_relaxation(rng, J=3, T=8)
+    opt = _brute_force(rel)
+    cg = column_generation(rel, bucket=3)
+    assert cg.bucket == 3 and cg.value <= opt + 1e-9
+    full = _evaluate(rel, cg.prices)
+    assert _evaluate(rel, cg.prices, 3) == pytest.approx(full, rel=1e-12, abs=1e-12)
+    noisy = cg.prices + rng.uniform(0, 0.1, cg.prices.shape)  # not bucket-constant: falls back to enumeration
+    assert _evaluate(rel, noisy, 3) == pytest.approx(_evaluate(rel, noisy), rel=1e-12, abs=1e-12)
