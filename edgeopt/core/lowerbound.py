@@ -92,7 +92,10 @@ def _evaluate(relaxation: Any, multipliers: np.ndarray, bucket: Any = None) -> f
     """The certified value of the relaxation at these multipliers (no solver). Prices that are exactly
     constant on buckets of ``bucket`` slots are evaluated at the breakpoints only (same value)."""
     if isinstance(relaxation, LinearProgram):
-        return dual_bound(relaxation, multipliers)
+        try:
+            return dual_bound(relaxation, multipliers)
+        except ModelError:
+            return -math.inf  # these multipliers certify nothing; the trivial bound remains
     starts = None
     if isinstance(bucket, int) and not isinstance(bucket, bool) and bucket > 1:
         starts = constant_buckets(np.maximum(np.nan_to_num(multipliers, nan=0.0, posinf=0.0, neginf=0.0), 0.0),
@@ -139,9 +142,8 @@ def compute_bound(family: str, method: BoundMethod, instance: Any, *, time_limit
         guard_size(ModelSize(relaxation.shape[1], relaxation.shape[0], int(relaxation.A.nnz)),
                    method=f"bound {method.name}", max_nonzeros=max_model_size)
         sol = solve_lp(relaxation, time_limit=deadline.remaining())
-        if sol.row_dual is None:
-            raise ModelError(f"bound {method.name}: HiGHS returned no duals ({sol.status})")
-        multipliers = sol.row_dual
+        # no duals (stopped at the time limit before any): zero multipliers, still a valid (weak) bound
+        multipliers = sol.row_dual if sol.row_dual is not None else np.zeros(relaxation.shape[0])
         bucket = None
         extra["solver"] = {"status": sol.status, "lp_value": sol.value}
         kind = "lp-duals"
@@ -157,11 +159,13 @@ def compute_bound(family: str, method: BoundMethod, instance: Any, *, time_limit
     t0 = deadline.elapsed()
     raw = _evaluate(relaxation, multipliers, bucket)
     bound, rounded, step, trivial = _finish(method, instance, raw)
+    if not math.isfinite(bound):
+        raise ModelError(f"bound {method.name}: no finite bound (relaxation value {raw}, no trivial bound)")
     timings["certify_s"] = deadline.elapsed() - t0
     extra["certificate"] = {
         "version": CERTIFICATE_VERSION, "kind": kind, "method": method.name,
         "fingerprint": relaxation.fingerprint(), "multipliers": _multipliers(multipliers),
-        "relaxation_value": raw, "bucket": bucket, "step": step, "rounded": rounded,
+        "relaxation_value": raw if math.isfinite(raw) else None, "bucket": bucket, "step": step, "rounded": rounded,
         "trivial": trivial if math.isfinite(trivial) else None, "bound": bound,
     }
     extra["timings"] = {k: round(v, 6) for k, v in timings.items()}
