@@ -428,7 +428,7 @@ def bound(instance: Any, *, method: str = "auto", time_limit: float = 60.0,
     except BuildTimeLimit as exc:
         return Result(family=spec.name, algorithm=chosen.name, status=Status.TIME_LIMIT, objective=None, bound=None,
                       runtime_s=deadline.elapsed(), schedule=None, instance_sha256=instance_sha256(instance),
-                      extra={"reason": str(exc), "method": chosen.name})
+                      extra={"reason": str(exc) or f"time limit of {time_limit:g} s reached", "method": chosen.name})
 
 
 def check_bound(instance: Any, result: Result) -> float:

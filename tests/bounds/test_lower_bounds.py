@@ -114,3 +114,20 @@ def test_unknown_method_and_bad_time_limit_are_input_errors() -> None:
         api.bound(inst, method="nope")
     with pytest.raises(Exception, match="time_limit"):
         api.bound(inst, time_limit=-1)
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_a_tiny_time_limit_gives_a_time_limit_result_or_a_checked_bound(family: str) -> None:
+    inst = api.generate(family, "small", seed=0)
+    res = api.bound(inst, time_limit=1e-4)
+    assert res.status in (Status.TIME_LIMIT, Status.BOUND)
+    if res.status == Status.BOUND:
+        _check(inst, res)
+    else:
+        assert res.bound is None and res.extra["reason"]
+
+
+def test_a_relaxation_above_the_size_budget_is_refused_before_it_is_built() -> None:
+    inst = api.generate("preemptive", "small", seed=0)
+    with pytest.raises(Exception, match="budget"):
+        api.bound(inst, max_model_size=1)
