@@ -131,3 +131,19 @@ def test_a_relaxation_above_the_size_budget_is_refused_before_it_is_built() -> N
     inst = api.generate("preemptive", "small", seed=0)
     with pytest.raises(Exception, match="budget"):
         api.bound(inst, max_model_size=1)
+
+
+EXACT = {"okita": ("small", "milp"), "hetero": ("small_congested", "cpsat"), "edgecloud": ("small", "cpsat"),
+         "preemptive": ("small", "cpsat"), "tapfinger": ("small", "cpsat")}
+
+
+@pytest.mark.parametrize("family", sorted(EXACT))
+@pytest.mark.parametrize("seed", [3, 5])
+def test_bound_is_at_most_a_fresh_proven_optimum(family: str, seed: int) -> None:
+    preset, method = EXACT[family]
+    inst = api.generate(family, preset, seed=seed)
+    res = api.bound(inst, time_limit=30)
+    _check(inst, res)
+    opt = api.solve(inst, method=method, time_limit=60)
+    if opt.status == Status.OPTIMAL:
+        assert res.bound <= opt.objective + 1e-6 * max(1.0, abs(opt.objective))
