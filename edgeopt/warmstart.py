@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from edgeopt.core import InputError, Result, Status
+from edgeopt.core import InputError, ModelError, Result, Status
 from edgeopt.core.limits import Deadline
 
 
@@ -63,8 +63,9 @@ def solve_warm(instance: Any, *, method: str, time_limit: float, warm_start: str
                solve: Any, **options: Any) -> Result:
     """Run the warm start, then ``solve(instance, method=..., time_limit=remaining, ...)``; keep the better.
 
-    A model the size budget refuses is not solved: the warm start is returned (status ``feasible``,
-    the refusal in ``extra["reason"]``). When the solver proved no bound, the family's certified
+    A model the size budget refuses is not solved, and a solver answer that fails its own check
+    (`ModelError`) is not used: the warm start is returned (status ``feasible``, the refusal or the
+    error in ``extra["reason"]``). When the solver proved no bound, the family's certified
     lower bound (`edgeopt.api.bound`) is computed with the time left and attached.
     """
     from edgeopt import api
@@ -80,6 +81,12 @@ def solve_warm(instance: Any, *, method: str, time_limit: float, warm_start: str
         if found is None or exc.field != "instance":
             raise
         result, refused = None, str(exc)
+    except ModelError as exc:
+        # a solver answer that contradicts its own schedule is a defect: reported, and the validated
+        # warm start is returned instead of nothing
+        if found is None:
+            raise
+        result, refused = None, f"the exact method failed: {exc}"
     if found is None:
         assert result is not None
         result.extra["warm_start"] = {"requested": warm_start, "algorithm": None, "objective": None, "kept": False}
