@@ -304,7 +304,7 @@ def column_generation(
     cap_b = np.add.reduceat(rel.capacity, starts_b, axis=1)
     h.addRows(R * nb, np.full(R * nb, -inf), cap_b.ravel(), 0, empty_i, empty_i, empty_v)
     t0 = time.perf_counter()
-    first = lagrangian(rel, np.zeros((R, T)))
+    first = lagrangian(rel, np.zeros((R, T)), starts_b if B > 1 else None)
     price_s = time.perf_counter() - t0
     # artificial columns keep the master feasible; priced far above any real column, they leave the basis
     big = np.array([10.0 * abs(v) + 1e6 for _, v in first.best])
