@@ -23,7 +23,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from edgeopt import api  # noqa: E402
+from edgeopt import api
 
 
 def _peak_rss_mb() -> float:

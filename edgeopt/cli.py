@@ -505,7 +505,7 @@ from edgeopt.tapfinger.policy.cli import train as _train_policy
 
 app.command("train")(_train_policy)
 
-from edgeopt.bound_cli import bound as _bound  # noqa: E402
+from edgeopt.bound_cli import bound as _bound
 
 app.command("bound")(_bound)
 
