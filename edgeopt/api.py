@@ -485,9 +485,13 @@ def solve(
     method: str = "milp",
     time_limit: float = 60.0,
     max_model_size: int | None = None,
+    warm_start: str | None = None,
     **options: Any,
 ) -> Result:
     """Solve an instance with one of its family's exact models, within ``time_limit`` for the whole call.
+
+    ``warm_start``: a registered algorithm's name or ``best``: it runs first (inside the time limit)
+    and the incumbent returned is never worse than its schedule (`edgeopt.warmstart`).
 
     Before anything is built, the model's size is estimated (``formulations.<family>.SIZES``) and a
     model above the budget is refused with an `InputError` that gives the size and what to do
@@ -505,6 +509,11 @@ def solve(
     if max_model_size is not None and (isinstance(max_model_size, bool) or not isinstance(max_model_size, int)
                                        or max_model_size < 1):
         raise InputError("max_model_size", f"must be a positive integer (nonzeros), got {max_model_size!r}")
+    if warm_start is not None:
+        from edgeopt.warmstart import solve_warm
+
+        return solve_warm(instance, method=method, time_limit=time_limit, warm_start=warm_start, solve=solve,
+                          max_model_size=max_model_size, **options)
     deadline = Deadline(time_limit)
     size = None
     estimator = model_sizes(spec.name).get(method)
@@ -526,6 +535,53 @@ def solve(
 
 #: Longest time limit a solve accepts (a week): beyond it, the number is a typo, not a plan.
 MAX_TIME_LIMIT = 7 * 24 * 3600.0
+
+
+def bound_methods(name: str) -> dict[str, Any]:
+    """Certified lower bounds of family ``name``, ``formulations.<name>.LOWER_BOUNDS`` (empty if none)."""
+    import importlib
+
+    exact_methods(name)  # the family exists
+    try:
+        mod = importlib.import_module(f"formulations.{name}")
+    except ModuleNotFoundError:
+        return {}
+    return dict(getattr(mod, "LOWER_BOUNDS", {}))
+
+
+def bound(instance: Any, *, method: str = "auto", time_limit: float = 60.0,
+          max_model_size: int | None = None) -> Result:
+    """A certified lower bound on the optimum over complete schedules, within ``time_limit`` for the whole call.
+
+    Status ``bound``, the number in ``bound``, no schedule, ``extra["certificate"]`` (checked by
+    `check_bound` without a solver). ``method="auto"`` picks the family's strongest scalable bound.
+    The model-size budget is the one of `solve` (``max_model_size`` nonzeros).
+    """
+    from edgeopt.core.lowerbound import compute_bound, find_method
+
+    spec = family_of(instance)
+    if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) or not (
+            0 < time_limit <= MAX_TIME_LIMIT):
+        raise InputError("time_limit", f"must be a number of seconds in (0, {MAX_TIME_LIMIT:g}], got {time_limit}")
+    if max_model_size is not None and (isinstance(max_model_size, bool) or not isinstance(max_model_size, int)
+                                       or max_model_size < 1):
+        raise InputError("max_model_size", f"must be a positive integer (nonzeros), got {max_model_size!r}")
+    chosen = find_method(bound_methods(spec.name), method, spec.name)
+    deadline = Deadline(time_limit)
+    try:
+        return compute_bound(spec.name, chosen, instance, max_model_size=max_model_size, deadline=deadline)
+    except BuildTimeLimit as exc:
+        return Result(family=spec.name, algorithm=chosen.name, status=Status.TIME_LIMIT, objective=None, bound=None,
+                      runtime_s=deadline.elapsed(), schedule=None, instance_sha256=instance_sha256(instance),
+                      extra={"reason": str(exc) or f"time limit of {time_limit:g} s reached", "method": chosen.name})
+
+
+def check_bound(instance: Any, result: Result) -> float:
+    """Recompute a ``bound`` result's number from its certificate, without a solver; `ModelError` if it fails."""
+    from edgeopt.core.lowerbound import check_certificate, find_method
+
+    spec = family_of(instance)
+    return check_certificate(find_method(bound_methods(spec.name), result.algorithm, spec.name), instance, result)
 
 
 def validate(instance: Any, result: Result) -> list[Violation]:

@@ -311,13 +311,16 @@ def solve(
         "--max-model-size", help="Budget on the model's estimated nonzeros (default 2,000,000, about 3 GB); "
         "larger models are refused before they are built.")] = None,
     max_input_bytes: MaxInputBytes = None,
+    warm_start: Annotated[str | None, typer.Option(
+        "--warm-start", help="ALG or best: run registered algorithm(s) first; the incumbent is never worse.")] = None,
 ) -> None:
     """Solve INSTANCE exactly (optimal, or incumbent + bound at the time limit)."""
     check_output_path(output)
     inst = api.load(instance)
     spec = api.family_of(inst)
     with _progress_status(f"solving {spec.name} with {method} (limit {time_limit:g} s)"):
-        result = api.solve(inst, method=method, time_limit=time_limit, max_model_size=max_model_size)
+        result = api.solve(inst, method=method, time_limit=time_limit, max_model_size=max_model_size,
+                           warm_start=warm_start)
     _emit(result, output)
 
 
@@ -773,6 +776,10 @@ app.command("trace-stats")(_traces_cli.trace_stats)
 
 #: The arguments of the running command (for the line that resumes an interrupted sweep).
 _ARGV: list[str] = []
+
+from edgeopt.bound_cli import bound as _bound
+
+app.command("bound")(_bound)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -119,7 +119,7 @@ def test_schema_result(capsys):
     schema = json.loads(capsys.readouterr().out)
     assert set(schema["required"]) >= {"family", "algorithm", "status", "objective", "schedule"}
     assert set(schema["properties"]["status"]["enum"]) == {"optimal", "feasible", "time_limit", "partial",
-                                                            "infeasible"}
+                                                            "infeasible", "bound"}
     assert cli("schema", "result", "--family", "hetero") == 0
     schema = json.loads(capsys.readouterr().out)
     assert "hetero" in schema["title"]

@@ -32,6 +32,8 @@ class Status(enum.StrEnum):
     covers fewer jobs, so a partial result is never ranked or given a ratio
     next to complete ones. ``infeasible``: no schedule of all jobs exists,
     proven by an exact model or by a stated reason in ``extra["reason"]``.
+    ``bound``: a certified lower bound only (``bound`` set, no schedule, ``extra["certificate"]``
+    holds what `edgeopt.core.lowerbound.check_certificate` needs); never ranked.
     """
 
     OPTIMAL = "optimal"
@@ -39,6 +41,7 @@ class Status(enum.StrEnum):
     TIME_LIMIT = "time_limit"
     PARTIAL = "partial"
     INFEASIBLE = "infeasible"
+    BOUND = "bound"
 
     @property
     def complete(self) -> bool:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from edgeopt.core import ModelSize, Result
+from edgeopt.core.lowerbound import BoundMethod
 from formulations.edgecloud.batch import (
     BatchProblem,
     column_generation,
@@ -24,6 +25,7 @@ from formulations.edgecloud.batch import (
     price_exact,
     solve_batch_ilp,
 )
+from formulations.edgecloud.bound import TI_LP
 from formulations.edgecloud.cpsat import build_cpsat, extract_cpsat, solve_cpsat
 from formulations.edgecloud.milp import build_milp, extract_milp, solve_milp
 from formulations.edgecloud.sizes import SIZES as _SIZES
@@ -31,8 +33,10 @@ from formulations.edgecloud.sizes import SIZES as _SIZES
 METHODS: dict[str, Callable[..., Result]] = {"milp": solve_milp, "cpsat": solve_cpsat}
 #: ``{method: fn(instance) -> ModelSize}``: each model's size before it is built (the solve path's guard).
 SIZES: dict[str, Callable[..., ModelSize]] = _SIZES
+#: Certified lower bounds (``edgeopt bound``; the first is ``auto``): ``bound.py``.
+LOWER_BOUNDS: dict[str, BoundMethod] = {"ti_lp": TI_LP}
 
 __all__ = [
-    "METHODS", "SIZES", "BatchProblem", "build_cpsat", "build_milp", "column_generation", "dual_value", "extract_cpsat",
+    "LOWER_BOUNDS", "METHODS", "SIZES", "BatchProblem", "build_cpsat", "build_milp", "column_generation", "dual_value", "extract_cpsat",
     "extract_milp", "paper_oracle", "price_exact", "solve_batch_ilp", "solve_cpsat", "solve_milp",
 ]

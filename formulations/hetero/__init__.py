@@ -20,6 +20,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from edgeopt.core import ModelSize, Result
+from edgeopt.core.lowerbound import BoundMethod
+from formulations.hetero.bound import TI_LP
 from formulations.hetero.cpsat import build_cpsat, solve_cpsat
 from formulations.hetero.milp import build_milp, solve_milp
 from formulations.hetero.sizes import SIZES as _SIZES
@@ -27,5 +29,7 @@ from formulations.hetero.sizes import SIZES as _SIZES
 METHODS: dict[str, Callable[..., Result]] = {"milp": solve_milp, "cpsat": solve_cpsat}
 #: ``{method: fn(instance) -> ModelSize}``: each model's size before it is built (the solve path's guard).
 SIZES: dict[str, Callable[..., ModelSize]] = _SIZES
+#: Certified lower bounds (``edgeopt bound``; the first is ``auto``): ``bound.py``.
+LOWER_BOUNDS: dict[str, BoundMethod] = {"ti_lp": TI_LP}
 
-__all__ = ["METHODS", "SIZES", "build_cpsat", "build_milp", "solve_cpsat", "solve_milp"]
+__all__ = ["LOWER_BOUNDS", "METHODS", "SIZES", "build_cpsat", "build_milp", "solve_cpsat", "solve_milp"]

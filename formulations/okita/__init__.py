@@ -17,12 +17,16 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from edgeopt.core import ModelSize, Result
+from edgeopt.core.lowerbound import BoundMethod
 from formulations.okita import cpsat, milp
 from formulations.okita.bounds import latency_bound
 from formulations.okita.cpsat import build_cpsat, solve_cpsat
+from formulations.okita.lpbound import WORKER_LP
 from formulations.okita.milp import build_milp, lp_relaxation, solve_milp
 
 METHODS: dict[str, Callable[..., Result]] = {"milp": solve_milp, "cpsat": solve_cpsat}
 SIZES: dict[str, Callable[..., ModelSize]] = {"milp": milp.model_size, "cpsat": cpsat.model_size}
+#: Certified lower bounds (``edgeopt bound``; the first is ``auto``): ``lpbound.py``.
+LOWER_BOUNDS: dict[str, BoundMethod] = {"worker_lp": WORKER_LP}
 
-__all__ = ["METHODS", "SIZES", "build_cpsat", "build_milp", "latency_bound", "lp_relaxation", "solve_cpsat", "solve_milp"]
+__all__ = ["LOWER_BOUNDS", "METHODS", "SIZES", "build_cpsat", "build_milp", "latency_bound", "lp_relaxation", "solve_cpsat", "solve_milp"]

@@ -17,10 +17,10 @@ from edgeopt.okita.instance import Instance
 from edgeopt.okita.placement import max_workers
 
 
-def latency_bound(instance: Instance) -> float:
-    """sum_i f_i(ceil(W_i / A_i)): a lower bound on the optimum of program (2)."""
+def worker_limits(instance: Instance) -> list[tuple[int, int]]:
+    """Per job (W_i, A_i): worker-slots it needs, and the most workers it can have in one slot (0: none fit)."""
     C = instance.capacity
-    total = 0.0
+    out = []
     for job in instance.jobs:
         m, n = np.asarray(job.worker_demand, float), np.asarray(job.ps_demand, float)
         W = math.ceil(job.total_chunks / job.chunks_per_worker - 1e-9)
@@ -29,7 +29,15 @@ def latency_bound(instance: Instance) -> float:
         for r in range(len(C)):
             if np.all(C[r] + 1e-9 >= n):
                 best = max(best, int(base.sum() - base[r] + max_workers((C[r] - n)[None, :], m, W)[0]))
-        if best == 0:
+        out.append((W, min(best, W)))
+    return out
+
+
+def latency_bound(instance: Instance) -> float:
+    """sum_i f_i(ceil(W_i / A_i)): a lower bound on the optimum of program (2)."""
+    total = 0.0
+    for job, (W, A) in zip(instance.jobs, worker_limits(instance), strict=True):
+        if A == 0:
             return math.inf  # some job can never run: no schedule of all jobs exists
-        total += float(job.cost(math.ceil(W / min(best, W))))
+        total += float(job.cost(math.ceil(W / A)))
     return total

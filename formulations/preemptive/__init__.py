@@ -26,9 +26,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from edgeopt.core import ModelSize, Result
+from edgeopt.core.lowerbound import BoundMethod
 from formulations.preemptive.cpsat import build_cpsat, solve_cpsat
 from formulations.preemptive.ilp4 import build_dual6, build_ilp4, build_p6, solve_ilp4, solve_lp4
 from formulations.preemptive.lp4_large import solve_lp4_large
+from formulations.preemptive.lpbound import LP4_JCT
 from formulations.preemptive.milp import build_milp, solve_milp
 from formulations.preemptive.sizes import SIZES as _SIZES
 
@@ -36,8 +38,10 @@ METHODS: dict[str, Callable[..., Result]] = {"milp": solve_milp, "cpsat": solve_
 #: ``{method: fn(instance) -> ModelSize}``: each model's size before it is built (the solve path's guard).
 SIZES: dict[str, Callable[..., ModelSize]] = _SIZES
 BOUNDS: dict[str, Callable[..., Result]] = {"ilp4": solve_ilp4, "lp4": solve_lp4, "lp4_agg": solve_lp4_large}
+#: Certified lower bounds (``edgeopt bound``; the first is ``auto``): ``lpbound.py``.
+LOWER_BOUNDS: dict[str, BoundMethod] = {"lp4_jct": LP4_JCT}
 
 __all__ = [
-    "BOUNDS", "METHODS", "SIZES", "build_cpsat", "build_dual6", "build_ilp4", "build_milp", "build_p6", "solve_cpsat",
+    "BOUNDS", "LOWER_BOUNDS", "METHODS", "SIZES", "build_cpsat", "build_dual6", "build_ilp4", "build_milp", "build_p6", "solve_cpsat",
     "solve_ilp4", "solve_lp4", "solve_lp4_large", "solve_milp",
 ]

@@ -17,12 +17,16 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from edgeopt.core import ModelSize, Result
+from edgeopt.core.lowerbound import BoundMethod
 from formulations.tapfinger.bound import start_rate_bound
 from formulations.tapfinger.cpsat import build_cpsat, solve_cpsat
 from formulations.tapfinger.data import cpsat_size, milp_size
+from formulations.tapfinger.lpbound import TI_LP
 from formulations.tapfinger.milp import build_milp, solve_milp
 
 METHODS: dict[str, Callable[..., Result]] = {"milp": solve_milp, "cpsat": solve_cpsat}
 SIZES: dict[str, Callable[..., ModelSize]] = {"milp": milp_size, "cpsat": cpsat_size}
+#: Certified lower bounds (``edgeopt bound``; the first is ``auto``): ``lpbound.py``.
+LOWER_BOUNDS: dict[str, BoundMethod] = {"ti_lp": TI_LP}
 
-__all__ = ["METHODS", "SIZES", "build_cpsat", "build_milp", "solve_cpsat", "solve_milp", "start_rate_bound"]
+__all__ = ["LOWER_BOUNDS", "METHODS", "SIZES", "build_cpsat", "build_milp", "solve_cpsat", "solve_milp", "start_rate_bound"]

@@ -74,8 +74,36 @@ def build_cpsat(instance: Instance, deadline: Deadline | None = None) -> tuple[c
     return model, {"start": start, "present": present}
 
 
-def solve_cpsat(instance: Instance, *, time_limit: float = 60.0, workers: int = 2) -> Result:
-    """Solve (1)-(8) exactly with CP-SAT (``time_limit`` covers building)."""
+def add_hint(instance: Instance, h: dict[str, Any], model: cp_model.CpModel, schedule: Any) -> int:
+    """Hint CP-SAT with a schedule (a `Schedule` or its JSON): each task's start and option; returns how
+    many tasks were hinted. A placement whose allocation is not a Pareto option is hinted with the
+    Pareto option on its cluster that needs no more of any resource and is no slower (it exists when
+    the placement is valid: dominated allocations are what the option list leaves out)."""
+    sched = schedule if isinstance(schedule, Schedule) else Schedule.model_validate(schedule)
+    by_task: dict[int, list] = defaultdict(list)
+    for o, p in h["present"]:
+        by_task[o.task].append((o, p))
+    hinted = 0
+    for pl in sched.placements:
+        alloc = tuple(int(pl.allocation.get(r, 0)) for r in instance.resources)
+        fits = [(o, p) for o, p in by_task.get(pl.task, []) if o.cluster == pl.cluster
+                and all(a <= b for a, b in zip(o.alloc, alloc, strict=True)) and o.duration <= pl.end - pl.start]
+        if not fits or pl.task not in h["start"]:
+            continue
+        chosen = min(fits, key=lambda op: op[0].duration)[1]
+        model.add_hint(h["start"][pl.task], int(pl.start))
+        for _, p in by_task[pl.task]:
+            model.add_hint(p, p is chosen)
+        hinted += 1
+    return hinted
+
+
+def solve_cpsat(instance: Instance, *, time_limit: float = 60.0, workers: int = 2, hint: Any = None) -> Result:
+    """Solve (1)-(8) exactly with CP-SAT (``time_limit`` covers building).
+
+    ``hint``: a schedule (e.g. a registered algorithm's, `edgeopt solve --warm-start`) given to CP-SAT
+    as solution hints (`add_hint`); the search still proves what it proves, from a warm incumbent.
+    """
     from edgeopt.tapfinger import FAMILY
 
     deadline = Deadline(time_limit)
@@ -85,6 +113,7 @@ def solve_cpsat(instance: Instance, *, time_limit: float = 60.0, workers: int = 
     except BuildTimeLimit as exc:
         out = SolverOutcome(Status.TIME_LIMIT, None, None, 0.0, str(exc), False)
         return finish(FAMILY, instance, "cpsat", out, None, build_s=time.perf_counter() - t0)
+    hinted = add_hint(instance, h, model, hint) if hint is not None else 0
     build_s = time.perf_counter() - t0
     out, solver = run_cpsat(model, time_limit=deadline.remaining(), workers=workers)
     sched = None
@@ -96,4 +125,7 @@ def solve_cpsat(instance: Instance, *, time_limit: float = 60.0, workers: int = 
                 pl.append(Placement(task=o.task, cluster=o.cluster, start=s, end=s + o.duration,
                                     allocation={r: int(a) for r, a in zip(instance.resources, o.alloc, strict=True)}))
         sched = Schedule(placements=sorted(pl, key=lambda q: q.task))
-    return finish(FAMILY, instance, "cpsat", out, sched, build_s=build_s)
+    res = finish(FAMILY, instance, "cpsat", out, sched, build_s=build_s)
+    if hint is not None:
+        res.extra["hinted_tasks"] = hinted
+    return res

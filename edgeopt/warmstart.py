@@ -1,0 +1,118 @@
+"""``solve --warm-start ALG|best``: an exact solve whose incumbent is never worse than a registered algorithm's.
+
+The algorithm (``best``: every registered algorithm that schedules the real problem, i.e. not a
+relaxed one) runs first, inside the call's time limit; its best complete, validated schedule is the
+warm start. The exact method then gets the remaining time. The result is the solver's when the
+solver proves optimality or finds a schedule at least as good; otherwise the warm-start schedule
+with status ``time_limit`` and the solver's proven bound (if any), so the incumbent is never worse
+than the warm start. ``extra["warm_start"]`` records which algorithm gave it, its objective and
+whether it was kept.
+
+Where the exact method takes a ``hint`` argument (tapfinger's CP-SAT model: solution hints for each
+task's start and option), the warm-start schedule is handed to the solver; elsewhere the solver's
+own search starts cold (MIP starts for the HiGHS models are not written yet), and the guarantee
+above comes from keeping the better of the two.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from edgeopt.core import InputError, ModelError, Result, Status
+from edgeopt.core.limits import Deadline
+
+
+def warm_start_schedule(instance: Any, warm_start: str, deadline: Deadline) -> tuple[str, Result] | None:
+    """The best complete validated result of ``warm_start`` (an algorithm name or ``best``), or None."""
+    from edgeopt import api
+
+    spec = api.family_of(instance)
+    algos = api.algorithms(spec.name)
+    if warm_start == "best":
+        names = [n for n, a in algos.items() if not a.relaxed]
+    else:
+        api.check_choice("warm_start", warm_start, sorted([*algos, "best"]), f"{spec.name} algorithm")
+        if algos[warm_start].relaxed:
+            raise InputError("warm_start", f"{warm_start!r} schedules a relaxation, so it is no warm start")
+        names = [warm_start]
+    best: tuple[str, Result] | None = None
+    for name in names:
+        if deadline.expired() and best is not None:
+            break
+        res = api.run(name, instance, seed=0)
+        if res.comparable and not spec.check_result(instance, res) and (best is None or
+                                                                         res.objective < best[1].objective):
+            best = (name, res)
+    return best
+
+
+def accepts_hint(instance: Any, method: str) -> bool:
+    """Whether the family's exact ``method`` takes a ``hint`` schedule (CP-SAT solution hints)."""
+    import inspect
+
+    from edgeopt import api
+
+    fn = api.exact_methods(api.family_of(instance).name).get(method)
+    try:
+        return fn is not None and "hint" in inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def solve_warm(instance: Any, *, method: str, time_limit: float, warm_start: str,
+               solve: Any, **options: Any) -> Result:
+    """Run the warm start, then ``solve(instance, method=..., time_limit=remaining, ...)``; keep the better.
+
+    A model the size budget refuses is not solved, and a solver answer that fails its own check
+    (`ModelError`) is not used: the warm start is returned (status ``feasible``, the refusal or the
+    error in ``extra["reason"]``). When the solver proved no bound, the family's certified
+    lower bound (`edgeopt.api.bound`) is computed with the time left and attached.
+    """
+    from edgeopt import api
+
+    deadline = Deadline(time_limit)
+    found = warm_start_schedule(instance, warm_start, deadline)
+    if found is not None and accepts_hint(instance, method):
+        options = {**options, "hint": found[1].schedule}
+    try:
+        result: Result | None = solve(instance, method=method, time_limit=max(0.05, deadline.remaining()), **options)
+        refused = None
+    except InputError as exc:
+        if found is None or exc.field != "instance":
+            raise
+        result, refused = None, str(exc)
+    except ModelError as exc:
+        # a solver answer that contradicts its own schedule is a defect: reported, and the validated
+        # warm start is returned instead of nothing
+        if found is None:
+            raise
+        result, refused = None, f"the exact method failed: {exc}"
+    if found is None:
+        assert result is not None
+        result.extra["warm_start"] = {"requested": warm_start, "algorithm": None, "objective": None, "kept": False}
+        return result
+    name, ws = found
+    solver_better = result is not None and result.objective is not None and result.schedule is not None and (
+        result.status == Status.OPTIMAL or result.objective <= ws.objective)
+    info = {"requested": warm_start, "algorithm": name, "objective": ws.objective, "kept": not solver_better}
+    if solver_better:
+        assert result is not None
+        result.extra["warm_start"] = info
+        return result
+    extra: dict[str, Any] = {"warm_start": info}
+    bound = None
+    if result is not None:
+        extra.update({k: v for k, v in result.extra.items() if k not in ("rejected", "rejected_count", "warm_start")})
+        extra["solver_status"], extra["solver_objective"] = result.status.value, result.objective
+        bound = result.bound if result.bound is not None and result.bound <= ws.objective else None
+    else:
+        extra["reason"] = refused
+    if bound is None and deadline.remaining(floor=0.0) > 1.0:
+        certified = api.bound(instance, time_limit=deadline.remaining())
+        if certified.bound is not None and certified.bound <= ws.objective:
+            bound = certified.bound
+            extra["bound_method"] = certified.algorithm
+            extra["bound_certificate"] = certified.extra.get("certificate")
+    return Result(family=ws.family, algorithm=method, status=Status.TIME_LIMIT if result is not None else Status.FEASIBLE,
+                  objective=ws.objective, bound=bound, runtime_s=deadline.elapsed(), schedule=ws.schedule,
+                  instance_sha256=ws.instance_sha256, extra=extra)

@@ -1,0 +1,158 @@
+"""A certified lower bound for program (2) / (15) that scales to the paper presets.
+
+Relaxation (``ti_lp``): servers pooled per resource, time-indexed, one column per (job, relaxed
+mode, start), bound by the Lagrangian of the pooled capacity rows (`edgeopt.core.colgen`).
+
+* A relaxed mode is (worker type m, colocated q, N workers). Its duration is the least d the
+  validator could accept for ANY PS type: ``d = ceil(E D K * per_iter / N * (1 - 2e-9) - 1e-9)``
+  with ``per_iter`` the smallest over PS types (eq. (1); eq. (14) for Ring-AllReduce), rounded so
+  that it never exceeds the least duration (2f) admits (the validator's slack is ``WORK_RTOL`` = 1e-9).
+* Its per-slot demand is ``N e_m`` plus, for the PS architecture, the componentwise minimum over PS
+  types p of ``s_min(p) z_p``, where s_min = 1 when colocated and otherwise
+  ``max(1, ceil((N - g_max(m, p)) b_m / B_p))``: by (2i) the servers holding PSs of the job must
+  carry the bandwidth of every worker not on them, and at most g_max(m, p) type-m workers share one
+  server with a type-p PS. Colocated modes need ``N e_m + z_p <= C_h`` for some server h and p;
+  non-colocated Ring-AllReduce modes need N >= 2.
+* Every schedule of (2) maps each job to the relaxed mode of its (m, q, N): no longer, no more
+  demand, so the pooled time-indexed program is a relaxation and its Lagrangian a lower bound on
+  the total weighted completion time of every schedule of EVERY job (``partial`` rows are outside).
+
+The bound is floored by the trivial bound sum_j w_j (a_j + shortest duration of j) and rounded up
+to a multiple of the gcd of the weights when all weights are integers.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from edgeopt.core.colgen import JobModes, TimeIndexedRelaxation, undominated
+from edgeopt.core.limits import ModelSize
+from edgeopt.core.lowerbound import BoundMethod
+from formulations.hetero.data import _may_fit, duration_slots, most_copies
+
+
+def _least_duration(work: float, per_iter: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """Durations never above the least one (2f) admits, whatever the float rounding of the rate."""
+    return np.maximum(1, np.ceil(work * per_iter / n * (1 - 2e-9) - 1e-9)).astype(np.int64)
+
+
+def relaxation(instance: Any) -> TimeIndexedRelaxation:
+    """The pooled time-indexed relaxation (module docstring), deterministic in the instance."""
+    C = instance.capacity
+    e, T = instance.worker_demand, int(instance.horizon)
+    M = len(e)
+    ring = instance.architecture == "ring_allreduce"
+    z = np.zeros((0, C.shape[1])) if ring else instance.ps_demand
+    P = len(z)
+    bw = np.array([t.bandwidth_mbps for t in instance.worker_types], dtype=float)
+    Bp = np.array([t.bandwidth_mbps for t in instance.ps_types], dtype=float) if not ring else np.zeros(0)
+    wcap = most_copies(C, e)  # [H, M]
+    ntot = wcap.sum(axis=0)
+    if ring:
+        ncol = wcap.max(axis=0)
+        gmax = np.zeros((M, 0))
+    else:
+        # gmax[m, p]: most type-m workers next to one type-p PS on one server (-1: the PS fits nowhere)
+        gmax = np.full((M, P), -1, dtype=np.int64)
+        for p in range(P):
+            rest = C - z[p]
+            ok = (rest >= -1e-9).all(axis=1)
+            if ok.any():
+                gmax[:, p] = most_copies(np.maximum(rest[ok], 0.0), e).max(axis=0)
+        ncol = gmax.max(axis=1)
+    jobs = []
+    for job in instance.jobs:
+        W = float(job.work)
+        c = 8.0 * job.gradient_size_mb / (bw * instance.slot_seconds)
+        D, dem = [], []
+        for m in range(M):
+            for q in (True, False):
+                nmax = int(min(job.chunks, ncol[m] if q else ntot[m]))
+                n = np.arange(1, nmax + 1, dtype=float)
+                if ring:
+                    if not q:
+                        n = n[n >= 2]
+                    per = job.minibatch_time_slots[m] + (job.allreduce_time_slots + (0.0 if q else 2.0 * c[m])) * (n - 1) / n
+                    if n.size == 0:
+                        continue
+                    d = _least_duration(W, per, n)
+                    demand = n[:, None] * e[m][None, :]
+                else:
+                    if P == 0 or n.size == 0:
+                        continue
+                    per = job.minibatch_time_slots[m] + min(job.ps_update_time_slots) + (0.0 if q else 2.0 * c[m])
+                    d = _least_duration(W, np.full(n.size, per), n)
+                    if q:
+                        s = np.ones((n.size, P))
+                    else:
+                        short = np.maximum(0.0, n[:, None] - np.maximum(gmax[m], 0)[None, :])
+                        s = np.maximum(1.0, np.ceil(short * bw[m] / Bp[None, :] - 1e-9))
+                    s = np.where(gmax[m][None, :] >= 0, s, np.inf)  # a PS type that fits no server
+                    psd = np.min(s[:, :, None] * z[None, :, :], axis=1)
+                    demand = n[:, None] * e[m][None, :] + psd
+                keep = np.isfinite(demand).all(axis=1) & (job.arrival + d <= T)
+                D.append(d[keep])
+                dem.append(demand[keep])
+        Dk = np.concatenate(D) if D else np.zeros(0, np.int64)
+        Rk = np.concatenate(dem) if dem else np.zeros((0, C.shape[1]))
+        keep = undominated(Dk, Rk)
+        Dk, Rk = Dk[keep], Rk[keep]
+        jobs.append(JobModes(weight=float(job.weight), offset=0.0, latest=T, duration=Dk,
+                             earliest=np.full(Dk.size, int(job.arrival)), run=Rk))
+    cap = np.repeat(C.sum(axis=0)[:, None], T, axis=1)
+    return TimeIndexedRelaxation(jobs, cap, list(instance.resources))
+
+
+def trivial_bound(instance: Any) -> float:
+    """sum_j w_j (a_j + shortest duration of j over the configurations the exact models use)."""
+    C, e = instance.capacity, instance.worker_demand
+    ring = instance.architecture == "ring_allreduce"
+    wcap = most_copies(C, e)
+    pcap = np.zeros((len(C), 0), np.int64) if ring else most_copies(C, instance.ps_demand)
+    ps_types = [-1] if ring else range(len(instance.ps_types))
+    total = 0.0
+    for j, job in enumerate(instance.jobs):
+        best = math.inf
+        for m in range(len(e)):
+            for p in ps_types:
+                for q in (True, False):
+                    # the duration falls with N (eq. (1) and (14)): the largest N that may fit is the fastest
+                    n = next((n for n in range(int(job.chunks), 0, -1) if _may_fit(q, n, m, p, wcap, pcap, ring)), 0)
+                    if n:
+                        best = min(best, duration_slots(instance, j, m, p, q, n))
+        if job.arrival + best > instance.horizon:
+            return -math.inf  # no complete schedule; the relaxation reports it
+        total += float(job.weight) * (job.arrival + best)
+    return total
+
+
+def weight_step(instance: Any) -> float | None:
+    """gcd of the weights when all are integers (completion times are integers), else None."""
+    w = [float(job.weight) for job in instance.jobs]
+    if not w or any(x != math.floor(x) for x in w):
+        return None
+    return float(math.gcd(*(int(x) for x in w)))
+
+
+def size(instance: Any) -> ModelSize:
+    """The starting master (one column per job and a slack per capacity row); column generation then
+    adds columns only up to the size budget and stops there, keeping a valid bound."""
+    J, T, R = len(instance.jobs), int(instance.horizon), len(instance.resources)
+    cols = sum(2 * len(instance.worker_types) * int(j.chunks) * max(0, T - int(j.arrival)) for j in instance.jobs)
+    return ModelSize(cols, J + R * T, J + R * T + J * (1 + R * T),
+                     note="column generation: the master holds only generated columns")
+
+
+TI_LP = BoundMethod(
+    name="ti_lp",
+    summary="servers pooled per resource, time-indexed relaxed modes (m, q, N), Lagrangian of the pooled "
+            "capacity rows, prices by column generation",
+    relax=relaxation,
+    trivial=trivial_bound,
+    step=weight_step,
+    size=size,
+    bound_of="total weighted completion time of program (2)/(15) over schedules of every job",
+)

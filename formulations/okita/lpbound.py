@@ -1,0 +1,180 @@
+"""A certified lower bound on program (2) that scales to the paper presets (method ``worker_lp``).
+
+Relaxation. Sites are pooled per resource k (capacity sum_r C_r^k per slot). Job i needs
+W_i = ceil(E_i D_i / rho_i) worker-slots in total ((2a)+(2b) summed over sites) and can have at
+most A_i workers in one slot (the most that fit all sites with its PS at the best site:
+``bounds.worker_limits``). Every slot with workers also holds a PS (2c); since y_i(t) <= A_i, the
+PS's demand n_i in that slot is at least n_i y_i(t) / A_i. So each worker-slot of job i demands at
+least ``e_i = m_i + n_i / A_i`` of the pooled resources. The cost of a schedule of job i with last
+worker slot c is at least
+
+* latency f_i(c - a_i + 1);
+* exchange: in a slot with y workers at most g_i of them share the PS's site (g_i: the most type-i
+  workers one site holds next to the PS), every other one pays at least
+  x_i = pi_i * min_{r != r'} q^{r r'}: at least x_i * max(0, y - g_i) per slot (convex in y);
+* transfer: chunks trained at their origin site r move nowhere; within [a_i, c] at most
+  floor(k_i w_ir (c - a_i + 1)) of them can be (w_ir: the most workers site r holds alone,
+  k_i = rho_i / E_i chunks per worker-slot), every other chunk of origin r pays at least
+  delta_i * min_{r' != r} q^{r r'}.
+
+A schedule therefore gives, per job, a completion c and integer worker counts 0 <= y(t) <= A_i on
+[a_i, c] summing to >= W_i, with sum_i e_i y_i(t) <= pooled capacity in every slot, at no more than
+its cost: a relaxation. Its Lagrangian (prices pi[k, t] >= 0 on the pooled rows,
+`edgeopt.core.colgen.lagrangian`) is
+
+    L(pi) = sum_i min_c [ f_i(c - a_i + 1) + transfer floor(c) + cheapest W_i worker-units in [a_i, c] ]
+            - sum_{k, t} cap_k pi[k, t],
+
+where slot t offers g_i units at e_i . pi_t and A_i - g_i more at e_i . pi_t + x_i; taking the
+cheapest units first is optimal (per-slot costs are convex and separable). Every c is tried (no
+monotonicity of f_i needed: c is the schedule's own last slot). The floor of the result is
+``bounds.latency_bound``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from typing import Any
+
+import numpy as np
+
+from edgeopt.core.colgen import _gamma
+from edgeopt.core.limits import ModelSize
+from edgeopt.core.lowerbound import BoundMethod
+from edgeopt.okita.placement import max_workers
+from formulations.okita.bounds import latency_bound, worker_limits
+
+
+class WorkerRelaxation:
+    """The pooled worker-slot relaxation (module docstring) with the pricing interface of `colgen`."""
+
+    def __init__(self, instance: Any) -> None:
+        T = int(instance.horizon)
+        C = instance.capacity  # [sites, resources]
+        q = instance.q
+        S = len(C)
+        off = ~np.eye(S, dtype=bool)
+        qmin = float(q[off].min()) if S > 1 else 0.0
+        qout = np.where(off, q, np.inf).min(axis=1) if S > 1 else np.zeros(S)
+        self.capacity = np.repeat(C.sum(axis=0)[:, None], T, axis=1)
+        self.limits = worker_limits(instance)
+        self.arrival = np.array([int(j.arrival) for j in instance.jobs], dtype=np.int64)
+        self.demand = []  # e_i per resource
+        self.base = []  # f_i(L) + transfer floor(L) for L = c - a_i + 1 = 1 .. T - a_i
+        self.shared = []  # g_i: workers that may share the PS's site in one slot
+        self.remote = []  # x_i: least exchange cost of a worker away from the PS
+        for job, (W, A) in zip(instance.jobs, self.limits, strict=True):
+            m, n = np.asarray(job.worker_demand, float), np.asarray(job.ps_demand, float)
+            self.demand.append(m + n / A if A > 0 else m + n)
+            L = np.arange(1, T - int(job.arrival) + 1)
+            fits = np.all(C + 1e-9 >= n, axis=1)
+            g = int(max((max_workers((C[r] - n)[None, :], m, W)[0] for r in range(S) if fits[r]), default=0))
+            self.shared.append(min(g, A))
+            self.remote.append(float(job.param_size_mb) * qmin)
+            w_alone = max_workers(C, m, W).astype(float)  # per site
+            at_origin = np.floor(job.chunks_per_worker * w_alone[None, :] * L[:, None] + 1e-9)
+            moved = np.maximum(0.0, np.asarray(job.data_chunks, float)[None, :] - at_origin)
+            transfer = float(job.chunk_size_mb) * (moved * np.where(np.isfinite(qout), qout, 0.0)[None, :]).sum(axis=1)
+            self.base.append(np.asarray(job.cost(L), dtype=float) + transfer)
+
+    @property
+    def n_rows(self) -> int:
+        return int(self.capacity.shape[0])
+
+    @property
+    def horizon(self) -> int:
+        return int(self.capacity.shape[1])
+
+    @property
+    def n_jobs(self) -> int:
+        return len(self.limits)
+
+    def empty_jobs(self) -> list[int]:
+        """Jobs that can never run, or not within the horizon even alone."""
+        return [i for i, (W, A) in enumerate(self.limits)
+                if A == 0 or self.arrival[i] + math.ceil(W / A) > self.horizon]
+
+    def fingerprint(self) -> str:
+        h = hashlib.sha256()
+        h.update(np.ascontiguousarray(self.capacity).tobytes())
+        h.update(np.array(self.limits, dtype=np.int64).tobytes())
+        h.update(self.arrival.tobytes())
+        for e, f in zip(self.demand, self.base, strict=True):
+            h.update(e.tobytes())
+            h.update(f.tobytes())
+        h.update(np.array(self.shared, dtype=np.int64).tobytes())
+        h.update(np.array(self.remote, dtype=float).tobytes())
+        return h.hexdigest()
+
+    def _best(self, i: int, unit: np.ndarray) -> tuple[Any, float]:
+        """Job i's cheapest (c, slots, counts) at unit prices ``unit[t]`` and its value, lowered by a bound
+        on its own float rounding error (so the minimum over c is a safe lower bound)."""
+        W, A = self.limits[i]
+        g, x = self.shared[i], self.remote[i]
+        a, T = int(self.arrival[i]), self.horizon
+        gamma = 4.0 * _gamma(2 * W + self.n_rows + 8)
+        best_v, best_key = math.inf, None
+        for c in range(a + math.ceil(W / A) - 1, T):
+            window = unit[a:c + 1]
+            L = window.size
+            price = np.concatenate([window, window + x])  # g cheap units per slot, then A - g dearer ones
+            cap = np.concatenate([np.full(L, g), np.full(L, A - g)])
+            order = np.argsort(price, kind="stable")
+            take = np.minimum(cap[order], np.maximum(0, W - np.concatenate([[0], np.cumsum(cap[order])[:-1]])))
+            used = take > 0
+            fill = float(take[used] @ price[order][used])
+            base = float(self.base[i][c - a])
+            v = base + fill - gamma * (abs(base) + abs(fill))
+            if v < best_v:
+                per_slot = np.bincount(order[used] % L, weights=take[used], minlength=L)
+                slots = np.flatnonzero(per_slot)
+                best_v = v
+                best_key = (c, tuple(int(a + s) for s in slots), tuple(int(per_slot[s]) for s in slots))
+        return best_key, best_v
+
+    def price(self, pi: np.ndarray, buckets: np.ndarray | None = None) -> tuple[list[tuple[Any, float]], float]:
+        """Per job its cheapest column and safe value; the unit prices e_i . pi_t carry a relative error of
+        at most gamma_K, covered by lowering each job's value by that much of its fill cost."""
+        best, margin = [], 0.0
+        for i in range(self.n_jobs):
+            unit = self.demand[i] @ pi
+            key, v = self._best(i, unit)
+            if key is None:
+                raise ValueError(f"job {i} has no column")
+            best.append((key, v))
+            W = self.limits[i][0]
+            margin += 2.0 * _gamma(self.n_rows + 2) * W * float(unit.max(initial=0.0))
+        return best, margin
+
+    def column(self, i: int, key: Any) -> tuple[float, np.ndarray, np.ndarray]:
+        c, slots, counts = key
+        T, K = self.horizon, self.n_rows
+        slots_a, counts_a = np.array(slots, dtype=np.int64), np.array(counts, dtype=float)
+        idx = (np.arange(K)[:, None] * T + slots_a[None, :]).ravel()
+        val = (self.demand[i][:, None] * counts_a[None, :]).ravel()
+        nz = val > 0
+        cost = float(self.base[i][c - int(self.arrival[i])]) + self.remote[i] * float(
+            np.maximum(0.0, counts_a - self.shared[i]).sum())
+        return cost, idx[nz], val[nz]
+
+
+def size(instance: Any) -> ModelSize:
+    """The starting master (one column per job and a slack per pooled row); column generation then
+    adds columns only up to the size budget and stops there, keeping a valid bound."""
+    J, T, K = len(instance.jobs), int(instance.horizon), len(instance.resources)
+    return ModelSize(J * T, J + K * T, J + K * T + J * (1 + K * T),
+                     note="column generation: the master holds only generated columns")
+
+
+WORKER_LP = BoundMethod(
+    name="worker_lp",
+    summary="sites pooled per resource, per job W_i worker-slots of demand m_i + n_i / A_i, at most A_i per "
+            "slot, latency at the last slot plus exchange and transfer floors; Lagrangian of the pooled rows, "
+            "prices by column generation",
+    relax=WorkerRelaxation,
+    trivial=latency_bound,
+    step=None,
+    size=size,
+    bound_of="latency + bandwidth cost of program (2) over schedules of every job",
+)

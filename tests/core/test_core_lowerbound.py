@@ -1,0 +1,133 @@
+"""The family-free bound machinery: weak-duality checks of LP duals and of Lagrangian prices."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from edgeopt.core import ModelError
+from edgeopt.core.colgen import JobModes, TimeIndexedRelaxation, column_generation, lagrangian, undominated
+from edgeopt.core.lpbound import LinearProgram, dual_bound, round_up, solve_lp
+
+
+def _random_lp(rng: np.random.Generator, m: int = 6, n: int = 9) -> LinearProgram:
+    """A feasible, bounded LP: covering rows A x >= b with A >= 0, some <= rows, boxed columns."""
+    A = rng.integers(0, 4, size=(m, n)).astype(float)
+    A[:, 0] = 1.0
+    x0 = rng.uniform(0.5, 2.0, n)
+    lo = np.where(np.arange(m) % 2 == 0, A @ x0 * 0.5, -np.inf)
+    hi = np.where(np.arange(m) % 2 == 1, A @ x0 * 1.5, np.inf)
+    return LinearProgram(rng.uniform(0.1, 3.0, n), sp.csr_matrix(A), lo, hi, np.zeros(n), np.full(n, 10.0))
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_dual_bound_recomputes_the_lp_optimum_and_never_exceeds_it(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    lp = _random_lp(rng)
+    sol = solve_lp(lp, time_limit=10)
+    assert sol.status == "Optimal" and sol.value is not None
+    lb = dual_bound(lp, sol.row_dual)
+    assert lb <= sol.value + 1e-9
+    assert lb == pytest.approx(sol.value, rel=1e-6)
+    for _ in range(20):  # any multipliers, even wrong-signed or wild ones, give a valid number
+        y = rng.normal(0, 3, lp.shape[0])
+        assert dual_bound(lp, y) <= sol.value + 1e-9
+
+
+def test_dual_bound_refuses_multipliers_that_certify_nothing() -> None:
+    lp = LinearProgram(np.array([1.0]), sp.csr_matrix(np.array([[1.0]])), np.array([1.0]), np.array([np.inf]),
+                       np.array([0.0]), np.array([np.inf]))
+    assert dual_bound(lp, [1.0]) == pytest.approx(1.0)
+    with pytest.raises(ModelError, match="certify no finite bound"):
+        dual_bound(lp, [2.0])  # reduced cost -1 on a column unbounded above
+
+
+def test_round_up_is_the_least_multiple_above() -> None:
+    assert round_up(7.2, 1.0) == 8.0
+    assert round_up(8.0, 1.0) == 8.0
+    assert round_up(9.5, 3.0) == 12.0
+    assert round_up(1.5, None) == 1.5
+
+
+def _tiny_relaxation(rng: np.random.Generator, J: int = 3, T: int = 6, R: int = 2) -> TimeIndexedRelaxation:
+    jobs = []
+    for _ in range(J):
+        K = int(rng.integers(1, 3))
+        jobs.append(JobModes(weight=float(rng.integers(1, 4)), offset=-float(rng.integers(0, 2)), latest=T,
+                             duration=rng.integers(1, 3, K), earliest=rng.integers(0, 2, K),
+                             run=rng.integers(0, 3, (K, R)).astype(float),
+                             at_start=rng.integers(0, 2, (K, R)).astype(float)))
+    return TimeIndexedRelaxation(jobs, np.full((R, T), 3.0))
+
+
+def _brute_force(rel: TimeIndexedRelaxation) -> float:
+    """Least cost of an integer choice of one column per job within capacity (inf when none)."""
+    T = rel.horizon
+    cols = []
+    for jm in rel.jobs:
+        opts = []
+        for k in range(jm.n_modes):
+            d = int(jm.duration[k])
+            for t in range(int(jm.earliest[k]), jm.latest - d + 1):
+                use = np.zeros((rel.n_rows, T))
+                use[:, t:t + d] += jm.run[k][:, None]
+                use[:, t] += jm.at_start[k]
+                opts.append((jm.weight * (t + d) + jm.offset + jm.extra[k], use))
+        cols.append(opts)
+    best = np.inf
+    for combo in itertools.product(*cols):
+        if (sum(u for _, u in combo) <= rel.capacity + 1e-9).all():
+            best = min(best, sum(c for c, _ in combo))
+    return best
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_lagrangian_is_below_the_integer_optimum_for_any_prices(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    rel = _tiny_relaxation(rng)
+    opt = _brute_force(rel)
+    cg = column_generation(rel)
+    assert cg.value <= opt + 1e-9
+    assert lagrangian(rel, cg.prices).value == pytest.approx(cg.value, rel=1e-12, abs=1e-12)
+    assert cg.value >= lagrangian(rel, np.zeros((rel.n_rows, rel.horizon))).value - 1e-9
+    for _ in range(10):
+        pi = rng.exponential(1.0, (rel.n_rows, rel.horizon)) * rng.integers(0, 2, (rel.n_rows, rel.horizon))
+        assert lagrangian(rel, pi).value <= opt + 1e-9
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_breakpoint_pricing_equals_full_enumeration_on_bucket_constant_prices(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    T, B = 40, 8
+    jobs = [JobModes(weight=float(rng.integers(1, 4)), offset=0.0, latest=T, duration=rng.integers(1, 15, 4),
+                     earliest=rng.integers(0, 10, 4), run=rng.integers(0, 3, (4, 3)).astype(float),
+                     at_start=rng.integers(0, 2, (4, 3)).astype(float)) for _ in range(5)]
+    rel = TimeIndexedRelaxation(jobs, np.full((3, T), 4.0))
+    starts = np.arange(0, T, B)
+    pi = np.repeat(rng.exponential(1.0, (3, starts.size)), B, axis=1)
+    full, fast = lagrangian(rel, pi), lagrangian(rel, pi, starts)
+    assert fast.value == pytest.approx(full.value, rel=1e-12)
+    assert [v for _, v in fast.best] == pytest.approx([v for _, v in full.best], rel=1e-12)
+
+
+def test_undominated_drops_worse_modes_and_duplicates() -> None:
+    keep = undominated(np.array([3, 2, 3, 2]), np.array([[1.0], [2.0], [1.0], [1.0]]))
+    assert keep.tolist() == [3]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_bucketed_column_generation_gives_valid_prices_evaluated_alike_both_ways(seed: int) -> None:
+    from edgeopt.core.lowerbound import _evaluate
+
+    rng = np.random.default_rng(seed)
+    rel = _tiny_relaxation(rng, J=3, T=8)
+    opt = _brute_force(rel)
+    cg = column_generation(rel, bucket=3)
+    assert cg.bucket == 3 and cg.value <= opt + 1e-9
+    full = _evaluate(rel, cg.prices)
+    assert _evaluate(rel, cg.prices, 3) == pytest.approx(full, rel=1e-12, abs=1e-12)
+    noisy = cg.prices + rng.uniform(0, 0.1, cg.prices.shape)  # not bucket-constant: falls back to enumeration
+    assert _evaluate(rel, noisy, 3) == pytest.approx(_evaluate(rel, noisy), rel=1e-12, abs=1e-12)
