@@ -201,6 +201,7 @@ def solve_cpsat(instance: Instance, *, time_limit: float = 60.0, workers: int = 
                                   reason="time limit without an incumbent", runtime_s=outcome.runtime_s + build_s,
                                   extra=extra)
     schedule = extract_cpsat(solver, V, instance)
+    extra["model_objective"] = outcome.objective  # the rounded model's value; the objective is the schedule's
     res = finish(FAMILY, instance, "cpsat", outcome, schedule, extra=extra, build_s=build_s, rounding=rounding,
                  epigraph=True)
     res.extra.update(objective_parts(instance, schedule))
