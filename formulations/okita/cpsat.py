@@ -11,9 +11,13 @@ Differences from the MILP, on purpose (two models that agree are evidence both a
 
 Costs must be integers: every cost is multiplied by ``SCALE`` = 10^4 and rounded. The generators
 draw q with 3 decimals and integer delta, pi, tau, so the bandwidth part is exact; the exponential
-latency table is rounded to 1e-4 (the schedule's objective is recomputed exactly by `finish`, which
-checks that the two agree to 1e-5 relative). Resource demands, capacities, rho_i and E_i are scaled
-by 1000 and must be integral after scaling (checked: InputError otherwise).
+latency table is rounded to 1e-4. The model's objective is therefore the true one only up to
+`rounding_error` (the most the rounded coefficients can move any solution's cost; 0 when every cost is
+exact): the result's objective is the schedule's, recomputed exactly, and CP-SAT's bound is lowered by
+that error so that it bounds the true optimum (`formulations.common.finish`). ``exch`` is an epigraph
+variable (``exch >= cost``): an incumbent CP-SAT stopped at its limit may carry slack in it, so its model
+value is then only at least its cost (it is tight at a proven optimum). Resource demands, capacities,
+rho_i and E_i are scaled by 1000 and must be integral after scaling (checked: InputError otherwise).
 """
 
 from __future__ import annotations
@@ -32,6 +36,9 @@ from formulations.okita.milp import no_schedule_result, worker_bounds
 
 SCALE = 10_000
 UNIT = 1000
+#: A coefficient's rounding below this fraction of its value is float noise of the product (q * delta),
+#: which the schedule's own objective carries too, not a rounding of the model.
+_NOISE_RTOL = 1e-9
 
 
 def _int(x: float, field: str) -> int:
@@ -39,6 +46,32 @@ def _int(x: float, field: str) -> int:
     if abs(v - x * UNIT) > 1e-6:
         raise InputError(field, f"cpsat needs at most 3 decimals, got {x}")
     return int(v)
+
+
+def _rounded(x: float) -> tuple[int, float]:
+    """``x`` scaled and rounded to an integer, and how far the integer's cost is from ``x``."""
+    v = round(x * SCALE)
+    err = abs(v / SCALE - x)
+    return v, (0.0 if err <= _NOISE_RTOL * max(1.0, abs(x)) else err)
+
+
+def rounding_error(instance: Instance) -> float:
+    """The most the CP-SAT model's objective (divided by SCALE) can differ from the true objective (2) of
+    the same schedule: per job, the latency table's largest rounding, plus each data-transfer price's
+    rounding times the chunks that can take that route (all of D_i^r from origin r), plus per slot the
+    largest exchange rounding over PS sites times the most workers per site."""
+    R, T, q = len(instance.sites), instance.horizon, instance.q
+    Y = worker_bounds(instance)
+    total = 0.0
+    for i, job in enumerate(instance.jobs):
+        total += max(_rounded(float(v))[1] for v in instance.latency_table(i)[job.arrival:])
+        for r in range(R):
+            errs = [_rounded(float(q[r, r2]) * job.chunk_size_mb)[1] for r2 in range(R) if r2 != r]
+            total += max(errs, default=0.0) * job.data_chunks[r]
+        per_slot = max(sum(_rounded(float(q[r, r2]) * job.param_size_mb)[1] * int(Y[i, r]) for r in range(R))
+                       for r2 in range(R))
+        total += per_slot * (T - job.arrival)
+    return total
 
 
 def model_size(instance: Instance) -> ModelSize:
@@ -92,12 +125,12 @@ def build_cpsat(instance: Instance, *, deadline: Deadline | None = None):
                     gs[r, r2] = g
                     V["g"][i, r, r2, t] = g
                     origin[r].append(g)
-                    coef = round(float(q[r, r2]) * job.chunk_size_mb * SCALE)
+                    coef = _rounded(float(q[r, r2]) * job.chunk_size_mb)[0]
                     if coef and r != r2:
                         obj.append(coef * g)
             for r2 in range(R):  # (2b)
                 md.add(rho * ys[r2] >= E * sum(gs[r, r2] for r in range(R)))
-            coefs = [[round(float(q[r, r2]) * job.param_size_mb * SCALE) for r in range(R)] for r2 in range(R)]
+            coefs = [[_rounded(float(q[r, r2]) * job.param_size_mb)[0] for r in range(R)] for r2 in range(R)]
             ub = max(sum(coefs[r2][r] * int(Y[i, r]) for r in range(R)) for r2 in range(R))
             exch = md.new_int_var(0, max(0, ub), f"exch_{i}_{t}")
             V["exch"][i, t] = exch
@@ -113,7 +146,7 @@ def build_cpsat(instance: Instance, *, deadline: Deadline | None = None):
         idx = md.new_int_var(0, T - 1 - a, f"completion_offset_{i}")
         md.add(idx == c - a)
         md.add_element(idx, acts, 1)  # (2e): the completion slot has workers
-        table = [round(float(v) * SCALE) for v in instance.latency_table(i)[a:]]
+        table = [_rounded(float(v))[0] for v in instance.latency_table(i)[a:]]
         lat = md.new_int_var(min(table), max(table), f"latency_{i}")
         md.add_element(idx, table, lat)
         V["lat"][i] = lat
@@ -151,6 +184,7 @@ def solve_cpsat(instance: Instance, *, time_limit: float = 60.0, workers: int = 
         return no_schedule_result(instance, "cpsat", Status.TIME_LIMIT, reason=str(exc), bound=None,
                                   runtime_s=deadline.elapsed())
     build_s = time.perf_counter() - t0
+    rounding = rounding_error(instance)
     outcome, solver = run_cpsat(model, time_limit=deadline.remaining(), workers=workers, log=log)
     for name in ("objective", "bound"):
         v = getattr(outcome, name)
@@ -162,10 +196,13 @@ def solve_cpsat(instance: Instance, *, time_limit: float = 60.0, workers: int = 
                                   reason="CP-SAT proved that no schedule trains every job by the horizon",
                                   runtime_s=outcome.runtime_s + build_s, extra=extra)
     if not outcome.has_solution:
-        return no_schedule_result(instance, "cpsat", Status.TIME_LIMIT, bound=outcome.bound,
+        bound = None if outcome.bound is None else outcome.bound - rounding  # a bound on the true optimum
+        return no_schedule_result(instance, "cpsat", Status.TIME_LIMIT, bound=bound,
                                   reason="time limit without an incumbent", runtime_s=outcome.runtime_s + build_s,
                                   extra=extra)
     schedule = extract_cpsat(solver, V, instance)
-    res = finish(FAMILY, instance, "cpsat", outcome, schedule, extra=extra, build_s=build_s)
+    extra["model_objective"] = outcome.objective  # the rounded model's value; the objective is the schedule's
+    res = finish(FAMILY, instance, "cpsat", outcome, schedule, extra=extra, build_s=build_s, rounding=rounding,
+                 epigraph=True)
     res.extra.update(objective_parts(instance, schedule))
     return res
