@@ -467,8 +467,8 @@ def _short(x: float | None) -> str:
     return "-" if x is None else f"{x:.6g}"
 
 
-def model_sizes(name: str) -> dict[str, Callable[..., ModelSize]]:
-    """Size estimators of family ``name``'s exact models, ``formulations.<name>.SIZES`` (empty if none)."""
+def _formulations_table(name: str, table: str) -> dict[str, Any]:
+    """``formulations.<name>.<table>`` of family ``name`` as a dict (empty if the package or table is missing)."""
     import importlib
 
     exact_methods(name)  # the family exists
@@ -476,7 +476,12 @@ def model_sizes(name: str) -> dict[str, Callable[..., ModelSize]]:
         mod = importlib.import_module(f"formulations.{name}")
     except ModuleNotFoundError:
         return {}
-    return dict(getattr(mod, "SIZES", {}))
+    return dict(getattr(mod, table, {}))
+
+
+def model_sizes(name: str) -> dict[str, Callable[..., ModelSize]]:
+    """Size estimators of family ``name``'s exact models, ``formulations.<name>.SIZES`` (empty if none)."""
+    return _formulations_table(name, "SIZES")
 
 
 def solve(
@@ -539,14 +544,7 @@ MAX_TIME_LIMIT = 7 * 24 * 3600.0
 
 def bound_methods(name: str) -> dict[str, Any]:
     """Certified lower bounds of family ``name``, ``formulations.<name>.LOWER_BOUNDS`` (empty if none)."""
-    import importlib
-
-    exact_methods(name)  # the family exists
-    try:
-        mod = importlib.import_module(f"formulations.{name}")
-    except ModuleNotFoundError:
-        return {}
-    return dict(getattr(mod, "LOWER_BOUNDS", {}))
+    return _formulations_table(name, "LOWER_BOUNDS")
 
 
 def bound(instance: Any, *, method: str = "auto", time_limit: float = 60.0,
