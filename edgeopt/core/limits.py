@@ -30,10 +30,6 @@ from edgeopt.core.errors import InputError
 DEFAULT_MAX_NONZEROS = 2_000_000
 
 
-#: Seconds between re-deliveries of `Deadline.guard`'s asynchronous exception, once the deadline passed.
-REFIRE_S = 0.2
-
-
 class BuildTimeLimit(Exception):
     """The deadline passed while a model was being built."""
 
@@ -77,30 +73,21 @@ class Deadline:
         """
         tid = threading.get_ident()
         lock = threading.Lock()
-        state: dict = {"active": True, "fired": False, "timer": None}
-
-        def arm(delay: float) -> None:
-            timer = threading.Timer(delay, fire)
-            timer.daemon = True
-            state["timer"] = timer
-            timer.start()
+        state = {"active": True, "fired": False}
 
         def fire() -> None:
             with lock:
                 if state["active"]:
                     state["fired"] = True
                     ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(tid), ctypes.py_object(_AsyncBuildTimeLimit))
-                    # An asynchronous exception that lands inside a gc callback, a __del__ or a weakref
-                    # callback is printed as "Exception ignored" and lost (hypothesis installs gc
-                    # callbacks; a build that allocates much runs gc often): fire again until the
-                    # block has ended, so the deadline holds however often one is swallowed.
-                    arm(REFIRE_S)
 
+        timer = threading.Timer(max(0.0, self.time_limit - self.elapsed()), fire)
+        timer.daemon = True
         loggers = [logging.getLogger(name) for name in quiet]
         levels = [lg.level for lg in loggers]
         for lg in loggers:
             lg.setLevel(logging.CRITICAL)
-        arm(max(0.0, self.time_limit - self.elapsed()))
+        timer.start()
         try:
             yield
         except _AsyncBuildTimeLimit:
@@ -114,7 +101,7 @@ class Deadline:
         finally:
             with lock:
                 state["active"] = False
-                state["timer"].cancel()
+                timer.cancel()
                 if state["fired"]:  # fired but maybe not delivered yet: withdraw it
                     ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(tid), None)
             for lg, level in zip(loggers, levels, strict=True):
