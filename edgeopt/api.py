@@ -508,12 +508,7 @@ def solve(
     spec = family_of(instance)
     methods = exact_methods(spec.name)
     check_choice("method", method, sorted(methods), f"{spec.name} exact method")
-    if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) or not (
-            0 < time_limit <= MAX_TIME_LIMIT):
-        raise InputError("time_limit", f"must be a number of seconds in (0, {MAX_TIME_LIMIT:g}], got {time_limit}")
-    if max_model_size is not None and (isinstance(max_model_size, bool) or not isinstance(max_model_size, int)
-                                       or max_model_size < 1):
-        raise InputError("max_model_size", f"must be a positive integer (nonzeros), got {max_model_size!r}")
+    _check_solver_limits(time_limit, max_model_size)
     if warm_start is not None:
         from edgeopt.warmstart import solve_warm
 
@@ -542,6 +537,16 @@ def solve(
 MAX_TIME_LIMIT = 7 * 24 * 3600.0
 
 
+def _check_solver_limits(time_limit: Any, max_model_size: Any) -> None:
+    """The ``time_limit`` and ``max_model_size`` arguments of `solve` and `bound`, checked once."""
+    if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) or not (
+            0 < time_limit <= MAX_TIME_LIMIT):
+        raise InputError("time_limit", f"must be a number of seconds in (0, {MAX_TIME_LIMIT:g}], got {time_limit}")
+    if max_model_size is not None and (isinstance(max_model_size, bool) or not isinstance(max_model_size, int)
+                                       or max_model_size < 1):
+        raise InputError("max_model_size", f"must be a positive integer (nonzeros), got {max_model_size!r}")
+
+
 def bound_methods(name: str) -> dict[str, Any]:
     """Certified lower bounds of family ``name``, ``formulations.<name>.LOWER_BOUNDS`` (empty if none)."""
     return _formulations_table(name, "LOWER_BOUNDS")
@@ -558,12 +563,7 @@ def bound(instance: Any, *, method: str = "auto", time_limit: float = 60.0,
     from edgeopt.core.lowerbound import compute_bound, find_method
 
     spec = family_of(instance)
-    if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) or not (
-            0 < time_limit <= MAX_TIME_LIMIT):
-        raise InputError("time_limit", f"must be a number of seconds in (0, {MAX_TIME_LIMIT:g}], got {time_limit}")
-    if max_model_size is not None and (isinstance(max_model_size, bool) or not isinstance(max_model_size, int)
-                                       or max_model_size < 1):
-        raise InputError("max_model_size", f"must be a positive integer (nonzeros), got {max_model_size!r}")
+    _check_solver_limits(time_limit, max_model_size)
     chosen = find_method(bound_methods(spec.name), method, spec.name)
     deadline = Deadline(time_limit)
     try:
