@@ -146,3 +146,20 @@ def test_paper_preset_with_time_limit_10_stays_within_its_cpu_budget(family, met
         assert proc.returncode == 0, err
         res = json.loads(out.read_text())
         assert res["status"] in ("optimal", "time_limit", "infeasible")
+
+
+def test_guard_reports_an_overrun_whose_exception_was_swallowed():
+    """CPython drops an asynchronous exception that lands in a gc callback or a ``__del__``: the block
+    then runs on past the deadline. The guard must still end it as a time limit, not return normally."""
+    from edgeopt.core.limits import BuildTimeLimit, Deadline, _AsyncBuildTimeLimit
+
+    deadline = Deadline(0.05)
+    with pytest.raises(BuildTimeLimit, match="time limit"), deadline.guard("a swallowing build"):
+        end = time.perf_counter() + 30
+        while time.perf_counter() < end:
+            try:
+                time.sleep(0.01)
+            except _AsyncBuildTimeLimit:  # what a gc callback does to it
+                break
+        else:
+            pytest.fail("the guard never fired")

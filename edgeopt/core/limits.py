@@ -90,6 +90,13 @@ class Deadline:
         timer.start()
         try:
             yield
+            with lock:
+                swallowed = state["fired"]
+            if swallowed:
+                # the asynchronous exception fired but never surfaced: CPython drops one that lands in
+                # a gc callback or a __del__ ("Exception ignored ..."). The block overran; say so here
+                # rather than let the caller go on to solve past its deadline.
+                raise BuildTimeLimit(f"time limit of {self.time_limit:g} s reached during {what}")
         except _AsyncBuildTimeLimit:
             raise BuildTimeLimit(f"time limit of {self.time_limit:g} s reached during {what}") from None
         except Exception as exc:
