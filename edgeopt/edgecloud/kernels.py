@@ -82,7 +82,7 @@ def build_table(free, table):
         for i in range(L - (1 << k) + 1):
             for s in range(n):
                 a, b = table[k - 1, i, s], table[k - 1, i + h, s]
-                table[k, i, s] = a if a < b else b
+                table[k, i, s] = min(b, a)
 
 
 @nb.njit(**_JIT)
@@ -137,7 +137,7 @@ def update_side(pos, s, e, new_price, new_free, price, prefix, free, table, up):
                 break
             for i in range(max(0, s - (1 << k) + 1), min(e, n)):
                 x, y = table[k - 1, i, j], table[k - 1, i + h, j]
-                table[k, i, j] = x if x < y else y
+                table[k, i, j] = min(y, x)
 
 
 @nb.njit(**_JIT)
@@ -178,12 +178,14 @@ def search(L, cand, dd, colocation, limit, rows_w, rel_w, pre_w, tab_w, rows_p, 
     dmin = L + 1
     for xi in range(2):
         for w in range(D):
-            if dd[xi, w] < dmin:
-                dmin = dd[xi, w]
+            dmin = min(dmin, dd[xi, w])
     cw = np.empty((nca, nw), dtype=np.int64)
     cp = np.empty((nca, npp), dtype=np.int64)
     cc = np.empty((nca, max(nc, 1)), dtype=np.int64)
     mw = np.zeros(nca, dtype=np.int64)
+    big = np.iinfo(np.int64).max
+    fmax = np.full(nca, big, dtype=np.int64)  # per start: most free workers on a kept COST_C server
+    wsum = np.full(nca, big, dtype=np.int64)  # per start: free workers on the kept COST_D servers
     mp = np.zeros(nca, dtype=np.int64)
     mc = np.zeros(nca, dtype=np.int64)
     for q in range(nca):
@@ -251,8 +253,11 @@ def search(L, cand, dd, colocation, limit, rows_w, rel_w, pre_w, tab_w, rows_p, 
         h = e - (1 << k)
         if xi == 1:
             # COST_C: the workers and the PS on one server
+            if w > fmax[q]:
+                continue  # no kept server had w free workers over a shorter run from o
             c_best = INF
             keep = 0
+            top = 0
             for m in range(mc[q]):
                 kk = cc[q, m]
                 i, j = co_w[kk], co_p[kk]
@@ -265,14 +270,44 @@ def search(L, cand, dd, colocation, limit, rows_w, rel_w, pre_w, tab_w, rows_p, 
                     continue  # dropped: no free worker or PS over this run, nor over longer ones
                 cc[q, keep] = kk
                 keep += 1
+                top = max(top, fw)
                 c = w * du + dp
                 if c < c_best and fw >= w:
                     c_best = c
             mc[q] = keep
+            fmax[q] = top
             if c_best < best:
                 best, bo, bw, bx = c_best, o, w, 1
             continue
-        # COST_D. The PS side first: no placement of the triple costs less than its cheapest PS.
+        # COST_D. The workers: servers cheaper than best with a free worker over the run (clipped to w).
+        if wsum[q] < w:
+            continue  # the kept servers had fewer free workers over a shorter run from o
+        keep = 0
+        zero_avail = 0
+        total = 0
+        free_sum = 0
+        for m in range(mw[q]):
+            j = cw[q, m]
+            u = pre_w[e, j] - pre_w[o, j]
+            if u >= best:
+                continue
+            a = min(tab_w[k, o, j], tab_w[k, h, j])
+            if a < 1:
+                continue
+            cw[q, keep] = j
+            keep += 1
+            free_sum += a
+            a = min(a, w)
+            unit[j] = u
+            avail[j] = a
+            total += a
+            if u == 0.0:
+                zero_avail += a
+        mw[q] = keep
+        wsum[q] = free_sum
+        if total < w:
+            continue
+        # the PS: no placement of the triple costs less than its cheapest PS
         pc_min = INF
         keep = 0
         for m in range(mp[q]):
@@ -283,12 +318,10 @@ def search(L, cand, dd, colocation, limit, rows_w, rel_w, pre_w, tab_w, rows_p, 
             cp[q, keep] = j
             keep += 1
             pc[j] = c
-            if c < pc_min:
-                pc_min = c
+            pc_min = min(pc_min, c)
         mp[q] = keep
         if pc_min < best:
-            cost = _distributed(q, o, e, k, h, w, best, cw, mw, cp, mp, rows_w, pre_w, tab_w, rows_p,
-                                avail, unit, pc)
+            cost = _distributed(q, o, e, w, zero_avail, cw, mw, cp, mp, rows_w, pre_w, rows_p, avail, unit, pc)
             if cost < best:
                 best, bo, bw, bx = cost, o, w, 0
         for m in range(mp[q]):
@@ -297,34 +330,11 @@ def search(L, cand, dd, colocation, limit, rows_w, rel_w, pre_w, tab_w, rows_p, 
 
 
 @nb.njit(**_JIT)
-def _distributed(q, o, e, k, h, w, best, cw, mw, cp, mp, rows_w, pre_w, tab_w, rows_p, avail, unit, pc):
-    """COST_D of the triple (o, e, w) as the reference computes it, or a value >= ``best`` when it cannot
-    beat ``best``. ``pc`` holds the PS run cost of the columns in ``cp[q]`` (INF elsewhere)."""
-    # the workers: servers cheaper than best with a free worker over the run (free count clipped to w)
-    keep = 0
-    zero_avail = 0
-    total = 0
-    for m in range(mw[q]):
-        j = cw[q, m]
-        u = pre_w[e, j] - pre_w[o, j]
-        if u >= best:
-            continue
-        a = min(tab_w[k, o, j], tab_w[k, h, j])
-        if a < 1:
-            continue
-        cw[q, keep] = j
-        keep += 1
-        if a > w:
-            a = w
-        unit[j] = u
-        avail[j] = a
-        total += a
-        if u == 0.0:
-            zero_avail += a
-    mw[q] = keep
-    if total < w:
-        return INF
-    n = keep
+def _distributed(q, o, e, w, zero_avail, cw, mw, cp, mp, rows_w, pre_w, rows_p, avail, unit, pc):
+    """COST_D of the triple (o, e, w) as the reference computes it, given the kept worker columns
+    ``cw[q, :mw[q]]`` with their ``unit`` cost and ``avail`` free workers (clipped to w), whose zero-cost
+    ones hold ``zero_avail``, and the PS run cost ``pc`` of the columns in ``cp[q]`` (INF elsewhere)."""
+    n = mw[q]
     s2 = -1
     u_second = INF
     if zero_avail >= w:
@@ -359,7 +369,7 @@ def _distributed(q, o, e, k, h, w, best, cw, mw, cp, mp, rows_w, pre_w, tab_w, r
             if r == 1:
                 u_second, s2 = unit[j], j
             if need > 0:
-                tk = avail[j] if avail[j] < need else need
+                tk = min(need, avail[j])
                 need -= tk
                 taken[n_used], takes[n_used] = j, tk
                 if n_used == 0:
@@ -379,13 +389,11 @@ def _distributed(q, o, e, k, h, w, best, cw, mw, cp, mp, rows_w, pre_w, tab_w, r
             pc_only = c
             if single:
                 continue
-        if c < pc_a:
-            pc_a = c
+        pc_a = min(pc_a, c)
     cost = wcost + pc_a
     if single and s2 >= 0:
         cb = ((wcost - u_only) + u_second) + pc_only
-        if cb < cost:
-            cost = cb
+        cost = min(cost, cb)
     return cost
 
 
