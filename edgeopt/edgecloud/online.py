@@ -223,6 +223,16 @@ def cost_distributed(
 
 
 # ---- prices --------------------------------------------------------------------------------
+def _price(used: np.ndarray, cap: np.ndarray, theta: float) -> np.ndarray:
+    """`exponential_price` computed on the used entries only (most are idle, and an idle one prices at
+    exactly ``theta ** 0 - 1 = 0``); elementwise the same numbers (tests compare them bitwise)."""
+    out = np.zeros(np.broadcast_shapes(used.shape, cap.shape))
+    busy = used != 0
+    if busy.any():
+        out[busy] = exponential_price(used[busy], np.broadcast_to(cap, out.shape)[busy], theta)
+    return out
+
+
 @dataclasses.dataclass(frozen=True)
 class Prices:
     """theta1 / theta2 of (7)-(8)."""
@@ -248,7 +258,7 @@ class Prices:
         u, r = job.worker_type, instance.n_worker_types + job.ps_type
         cap_w, cap_p = ledger.capacity[rows_w, u, None], ledger.capacity[rows_p, r, None]
         used_w, used_p = ledger.usage[rows_w, u, lo:hi], ledger.usage[rows_p, r, lo:hi]
-        return (exponential_price(used_w, cap_w, self.theta1), exponential_price(used_p, cap_p, self.theta2),
+        return (_price(used_w, cap_w, self.theta1), _price(used_p, cap_p, self.theta2),
                 cap_w - used_w, cap_p - used_p)
 
 
@@ -289,68 +299,82 @@ def _range_min(t: np.ndarray, o: np.ndarray, e: np.ndarray) -> np.ndarray:
 REFERENCE = False
 
 
+def _int_dtype(capacity: np.ndarray) -> type:
+    """The smallest of int8 / int16 / int32 / int64 that holds every free count (capacities are integers)."""
+    top = float(capacity.max(initial=0))
+    return np.int8 if top < 2**7 else np.int16 if top < 2**15 else np.int32 if top < 2**31 else np.int64
+
+
 class _Side:
-    """One resource (a worker type or a PS type) of a `WindowCache`: its servers, per-slot prices and free
-    capacity over the window, prefix sums of the prices, the range-min table of the free capacity and,
-    per slot boundary, how many servers gain free capacity there (the candidate starts)."""
+    """One resource (a worker type or a PS type) of a `WindowCache`, in the compiled kernels' layout (slot
+    major: ``[slot, column]``, one column per server that has the resource): per-slot prices and free
+    capacity over the window, prefix sums of the prices, the range-min table ``[level, slot, column]`` of
+    the free capacity and, per slot boundary, how many servers gain free capacity there (the candidate
+    starts)."""
 
     def __init__(self, ledger: CapacityLedger, resource: int, theta: float, lo: int, hi: int) -> None:
+        from edgeopt.edgecloud import kernels
+
         self.r, self.theta, self.lo, self.hi = resource, theta, lo, hi
         self.rows = np.flatnonzero(ledger.capacity[:, resource] > 0)
         self.cap = ledger.capacity[self.rows, resource, None]
+        self.dtype = _int_dtype(self.cap)
         used = ledger.usage[self.rows, resource, lo:hi]
-        self.price = exponential_price(used, self.cap, theta)
-        self.free = self.cap - used
-        self.prefix = np.zeros((len(self.rows), hi - lo + 1))
-        np.cumsum(self.price, axis=1, out=self.prefix[:, 1:])
-        self.table = _range_min_table(self.free)
-        self.up = (np.diff(self.free, axis=1) > 0).sum(axis=0)
+        L, n = hi - lo, len(self.rows)
+        col, slot = np.nonzero(used)
+        busy = exponential_price(used[col, slot], self.cap[col, 0], theta)  # what `_price` computes there
+        self.price = np.zeros((L, n))
+        self.prefix = np.zeros((L + 1, n))
+        self.free = np.empty((L, n), dtype=self.dtype)
+        self.table = np.empty((max(1, int(L).bit_length()), L, n), dtype=self.dtype)
+        self.up = np.zeros(max(0, L - 1), dtype=np.int64)
+        kernels.init_side(used, self.cap[:, 0], col, slot, busy, self.price, self.prefix, self.free, self.table,
+                          self.up)
 
     def update(self, ledger: CapacityLedger, servers: np.ndarray, s: int, e: int) -> None:
         """The ledger changed on ``servers`` in the window's slots ``[s, e)`` (window offsets)."""
+        from edgeopt.edgecloud import kernels
+
         pos = np.searchsorted(self.rows, servers)
         pos = pos[(pos < len(self.rows)) & (self.rows[np.minimum(pos, len(self.rows) - 1)] == servers)]
         if not len(pos):
             return
-        L = self.hi - self.lo
-        a, b = max(0, s - 1), min(e, L - 1)  # boundaries t | t+1 that see a changed slot
-        if a < b:
-            self.up[a:b] -= (np.diff(self.free[pos, a:b + 1], axis=1) > 0).sum(axis=0)
         used = ledger.usage[self.rows[pos], self.r, self.lo + s:self.lo + e]
-        self.price[np.ix_(pos, np.arange(s, e))] = exponential_price(used, self.cap[pos], self.theta)
-        self.free[np.ix_(pos, np.arange(s, e))] = self.cap[pos] - used
-        if a < b:
-            self.up[a:b] += (np.diff(self.free[pos, a:b + 1], axis=1) > 0).sum(axis=0)
-        # resume the prefix sums at s with the same sequential additions as one cumsum over the row
-        run = np.concatenate([self.prefix[pos, s:s + 1], self.price[pos, s:]], axis=1)
-        self.prefix[pos, s + 1:] = np.cumsum(run, axis=1)[:, 1:]
-        t = self.table
-        t[0, pos, s:e] = self.free[pos, s:e]
-        for k in range(1, t.shape[0]):
-            h = 1 << (k - 1)
-            n = L - (1 << k) + 1
-            if n <= 0:
-                break
-            lo_, hi_ = max(0, s - (1 << k) + 1), min(e, n)
-            if lo_ < hi_:
-                t[k, pos, lo_:hi_] = np.minimum(t[k - 1, pos, lo_:hi_], t[k - 1, pos, h + lo_:h + hi_])
+        price = _price(used, self.cap[pos], self.theta)
+        free = (self.cap[pos] - used).astype(self.dtype)
+        kernels.update_side(pos, s, e, price, free, self.price, self.prefix, self.free, self.table, self.up)
 
 
 class WindowCache:
     """What `best_option` reads for every job of one A_maxsche pass over the window ``[lo, hi)``, built once
     per resource and then updated only for the servers and slots an accepted job reserved (`update`), so a
     job costs O(its candidates), not O(servers x window) of rebuilt prices and tables. Every array is
-    bitwise what `best_option`'s reference path computes from the ledger (tests check this)."""
+    bitwise what `best_option`'s reference path computes from the ledger (tests check this); the search
+    over them runs in a compiled kernel (`edgeopt.edgecloud.kernels.search`)."""
 
     def __init__(self, instance: Instance, ledger: CapacityLedger, prices: Prices, lo: int, hi: int) -> None:
         self.instance, self.ledger, self.prices, self.lo, self.hi = instance, ledger, prices, lo, hi
         self._sides: dict[int, _Side] = {}
+        self._pairs: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
+        L = hi - lo
+        self.lg = np.zeros(L + 1, dtype=np.int64)  # floor(log2 x)
+        for k in range(1, max(1, int(L).bit_length())):
+            self.lg[1 << k:] += 1
 
     def side(self, resource: int) -> _Side:
         got = self._sides.get(resource)
         if got is None:
             theta = self.prices.theta1 if resource < self.instance.n_worker_types else self.prices.theta2
             got = self._sides[resource] = _Side(self.ledger, resource, theta, self.lo, self.hi)
+        return got
+
+    def pairs(self, rw: int, rp: int) -> tuple[np.ndarray, np.ndarray]:
+        """Columns (worker side, PS side) of the servers that have both resources (COST_C's servers)."""
+        got = self._pairs.get((rw, rp))
+        if got is None:
+            a, b = self.side(rw).rows, self.side(rp).rows
+            rc = np.intersect1d(a, b)
+            got = self._pairs[(rw, rp)] = (np.searchsorted(a, rc), np.searchsorted(b, rc))
         return got
 
     def update(self, servers: Sequence[int], start: int, end: int, resources: Sequence[int]) -> None:
@@ -387,6 +411,7 @@ def best_option(
     window_start_only: bool = False,
     colocation: bool = True,
     cache: WindowCache | None = None,
+    limit: float = INF,
 ) -> Option | None:
     """The cheapest (cost, earliest completion, fewest workers, colocated first) option in ``[lo, hi)``.
 
@@ -394,38 +419,33 @@ def best_option(
     costs are those `cost_colocated` / `cost_distributed` compute.
     ``window_start_only`` evaluates only runs starting at ``lo`` (Alg. 3/4's
     literal ``c_j = tau_i + d_j``); ``colocation=False`` evaluates COST_D only.
-    ``cache``: a `WindowCache` of the same ledger and window (the fast path; None: the reference, which
-    rebuilds the window's prices and tables from the ledger).
+    ``cache``: a `WindowCache` of the same ledger and window (the fast path: a compiled search over the
+    cache's arrays; None: the reference, which rebuilds the window's prices and tables from the ledger
+    and evaluates every triple with numpy). ``limit``: only an option cheaper than it is returned (None
+    otherwise); A_maxsche passes the job's weight, which lets the fast path prune.
     """
     L = hi - lo
     if L <= 0:
         return None
-    # Only servers that have the job's worker / PS type at all can host it.
     if cache is not None:
         if (cache.lo, cache.hi) != (lo, hi) or cache.ledger is not ledger:
             raise ValueError("the cache is of another window or ledger")
-        sw, sp = cache.side(job.worker_type), cache.side(instance.n_worker_types + job.ps_type)
-        rw, rp = sw.rows, sp.rows
-    else:
-        rw = np.flatnonzero(ledger.capacity[:, job.worker_type] > 0)
-        rp = np.flatnonzero(ledger.capacity[:, instance.n_worker_types + job.ps_type] > 0)
+        return _best_option_cached(instance, job, cache, window_start_only, colocation, limit)
+    # Only servers that have the job's worker / PS type at all can host it.
+    rw = np.flatnonzero(ledger.capacity[:, job.worker_type] > 0)
+    rp = np.flatnonzero(ledger.capacity[:, instance.n_worker_types + job.ps_type] > 0)
     if len(rw) == 0 or len(rp) == 0:
         return None
-    if cache is None:
-        lam, mu, fw, fp = prices.arrays(instance, ledger, job, lo, hi, rw, rp)
+    lam, mu, fw, fp = prices.arrays(instance, ledger, job, lo, hi, rw, rp)
     rel = instance.release(job.id) - lo
     dd = durations(instance, job)  # [2, D]
     D = job.chunks
     # candidate starts (offsets in the window)
     cands = [np.zeros(1, dtype=np.int64)]
-    if cache is not None:
+    for arr in (fw, fp):
         if L > 1:
-            cands += [np.flatnonzero(sw.up > 0) + 1, np.flatnonzero(sp.up > 0) + 1]
-    else:
-        for arr in (fw, fp):
-            if L > 1:
-                up = np.any(np.diff(arr, axis=1) > 0, axis=0)
-                cands.append(np.flatnonzero(up) + 1)
+            up = np.any(np.diff(arr, axis=1) > 0, axis=0)
+            cands.append(np.flatnonzero(up) + 1)
     rr = rel[(rel > 0) & (rel < L)]
     cands.append(rr.astype(np.int64))
     cand = np.zeros(1, dtype=np.int64) if window_start_only else np.unique(np.concatenate(cands))
@@ -438,15 +458,12 @@ def best_option(
         return None
     xi_t, w_t, o_t, e_t, d_t = (a[valid] for a in (xi_g, w_g, o_g, e_g, d_g))
 
-    if cache is not None:
-        Cl, Cm, tw, tp = sw.prefix, sp.prefix, sw.table, sp.table
-    else:
-        Cl = np.zeros((len(rw), L + 1))
-        np.cumsum(lam, axis=1, out=Cl[:, 1:])
-        Cm = np.zeros((len(rp), L + 1))
-        np.cumsum(mu, axis=1, out=Cm[:, 1:])
-        tw = _range_min_table(fw)
-        tp = _range_min_table(fp)
+    Cl = np.zeros((len(rw), L + 1))
+    np.cumsum(lam, axis=1, out=Cl[:, 1:])
+    Cm = np.zeros((len(rp), L + 1))
+    np.cumsum(mu, axis=1, out=Cm[:, 1:])
+    tw = _range_min_table(fw)
+    tp = _range_min_table(fp)
 
     costs = np.full(len(xi_t), INF)
     rc = np.intersect1d(rw, rp)
@@ -502,29 +519,43 @@ def best_option(
             cost = np.minimum(wcost + pc_a, np.where(np.isnan(cost_b), INF, cost_b))
             costs[sel] = np.where(feasible, cost, INF)
 
-    if cache is None:
-        evaluate(np.arange(len(xi_t)))
-    else:
-        # Triples in order of completion, in growing chunks. Costs are >= 0 (prices are), so once a chunk
-        # holds a zero-cost option no later-completing triple can win (cost first, then completion): the
-        # common case of a job that fits on idle servers then costs a few chunks, not every start.
-        by_end = np.argsort(e_t, kind="stable")
-        pos, size = 0, 32
-        while pos < len(by_end):
-            stop = min(len(by_end), pos + size)
-            while stop < len(by_end) and e_t[by_end[stop]] == e_t[by_end[stop - 1]]:
-                stop += 1  # a chunk holds all triples of its last completion time
-            evaluate(np.sort(by_end[pos:stop]))
-            pos, size = stop, 2 * size
-            if np.any(costs[by_end[:pos]] == 0.0):
-                break
+    evaluate(np.arange(len(xi_t)))
     finite = np.isfinite(costs)
     if not finite.any():
         return None
     idx = np.flatnonzero(finite)
     # lexicographic: cost, completion, workers, colocated first
     k = idx[np.lexsort((1 - xi_t[idx], w_t[idx], e_t[idx], costs[idx]))[0]]
+    if not costs[k] < limit:
+        return None
     return Option(float(costs[k]), int(lo + o_t[k]), int(w_t[k]), bool(xi_t[k]), int(d_t[k]))
+
+
+def _best_option_cached(instance: Instance, job: Job, cache: WindowCache, window_start_only: bool,
+                        colocation: bool, limit: float) -> Option | None:
+    """`best_option` over a `WindowCache`: the same candidate starts, searched by the compiled kernel."""
+    from edgeopt.edgecloud import kernels
+
+    lo, L = cache.lo, cache.hi - cache.lo
+    u, r = job.worker_type, instance.n_worker_types + job.ps_type
+    sw, sp = cache.side(u), cache.side(r)
+    if len(sw.rows) == 0 or len(sp.rows) == 0:
+        return None
+    rel = instance.release(job.id) - lo
+    if window_start_only:
+        cand = np.zeros(1, dtype=np.int64)
+    else:
+        cands = [np.zeros(1, dtype=np.int64), rel[(rel > 0) & (rel < L)].astype(np.int64)]
+        if L > 1:
+            cands += [np.flatnonzero(sw.up > 0) + 1, np.flatnonzero(sp.up > 0) + 1]
+        cand = np.unique(np.concatenate(cands))
+    dd = durations(instance, job)
+    co_w, co_p = cache.pairs(u, r)
+    cost, o, w, xi = kernels.search(L, cand, dd, colocation, float(limit), sw.rows, rel[sw.rows], sw.prefix,
+                                    sw.table, sp.rows, rel[sp.rows], sp.prefix, sp.table, co_w, co_p, cache.lg)
+    if xi < 0:
+        return None
+    return Option(float(cost), int(lo + o), int(w), bool(xi), int(dd[xi, w - 1]))
 
 
 def place(instance: Instance, job: Job, ledger: CapacityLedger, prices: Prices, option: Option) -> Placement:
@@ -561,7 +592,8 @@ def max_schedule(
     cache = None if REFERENCE else WindowCache(instance, ledger, prices, lo, hi)
 
     def min_cost(j: int) -> tuple[float, Option] | None:
-        opt = best_option(instance, instance.jobs[j], ledger, prices, lo, hi, cache=cache, **search)
+        # limit = the weight: A_maxweight takes a job iff 1 - cost > 0, so dearer options need no search
+        opt = best_option(instance, instance.jobs[j], ledger, prices, lo, hi, cache=cache, limit=1.0, **search)
         return None if opt is None else (opt.cost, opt)
 
     out: dict[int, JobRun] = {}

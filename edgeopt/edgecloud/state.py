@@ -31,10 +31,11 @@ def reserve_run(ledger: CapacityLedger, instance: Instance, job: Job, run: JobRu
         for s, c in seg.workers.items():
             usage[s, job.worker_type, seg.start : seg.end] += sign * c
         usage[seg.ps_server, U + job.ps_type, seg.start : seg.end] += sign
-    if sign > 0:
+    if sign > 0:  # only the two resources the run takes can have gone over
         for seg in run.pieces():
             rows = sorted({*seg.workers, seg.ps_server})
-            if np.any(usage[rows, :, seg.start : seg.end] > ledger.capacity[rows, :, None] + 1e-9):
+            if any(np.any(usage[rows, r, seg.start : seg.end] > ledger.capacity[rows, r, None] + 1e-9)
+                   for r in (job.worker_type, U + job.ps_type)):
                 raise RuntimeError(f"job {job.id}: reservation exceeds capacity (an algorithm bug)")
 
 
