@@ -5,7 +5,7 @@ tests/test_cli_catalog.py fails when it differs from what the registry reports.
 
 FAMILIES = ('edgecloud', 'hetero', 'tapfinger', 'preemptive', 'okita')
 
-SOURCES_SHA256 = '047102559aa92a153c766e89621e2d9f3ab88a348aef436e6ab47d9a817a7f00'
+SOURCES_SHA256 = '7b22542152bfdef0b780205d0b51657810d57bf4cd27c38ec284a85367a44aac'
 
 GUARDS = [{'algorithms': ['online', 'vanilla_marl'],
   'family': 'tapfinger',
