@@ -5,7 +5,7 @@ tests/test_cli_catalog.py fails when it differs from what the registry reports.
 
 FAMILIES = ('edgecloud', 'hetero', 'tapfinger', 'preemptive', 'okita')
 
-SOURCES_SHA256 = '7b22542152bfdef0b780205d0b51657810d57bf4cd27c38ec284a85367a44aac'
+SOURCES_SHA256 = 'fbf1b952302531402dde63bb3f2e6924ed4f2340f59c8e35488d6bad3d6964ae'
 
 GUARDS = [{'algorithms': ['online', 'vanilla_marl'],
   'family': 'tapfinger',

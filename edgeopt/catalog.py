@@ -16,8 +16,8 @@ and `rows` reads that copy only when it must equal the registry:
   ``vanilla_marl`` need the ``rl`` extra and their shipped checkpoints);
 - the family asked for is one the copy knows (an unknown name goes to the registry's own error,
   with its "did you mean");
-- the sources it was generated from (the families' modules, the registry, the exact models' names)
-  are unchanged, by their SHA-256 (so an edited checkout never lists stale algorithms).
+- the sources it was generated from (the families' modules, the list of families, the registry, the
+  exact models' names) are unchanged, by their SHA-256 (so an edited checkout never lists stale algorithms).
 
 Otherwise `rows` imports the families and reads the registry. ``python -m edgeopt.catalog --check``
 (run by tests/test_cli_catalog.py) fails when the copy differs from what the registry reports, so
@@ -102,12 +102,14 @@ def _satisfied(guard: dict[str, Any]) -> bool:
 
 
 def sources_sha256(families: Sequence[str]) -> str:
-    """SHA-256 of the sources that decide the listing: the families' modules, the registry and the exact
-    models' names (about 2 ms): an edit to any of them sets the copy aside until it is regenerated."""
+    """SHA-256 of the sources that decide the listing: the families' modules, the list of families, the
+    registry and the exact models' names (about 2 ms): an edit to any of them sets the copy aside until it
+    is regenerated."""
     import hashlib
 
     files = [f for name in families for f in sorted((PACKAGE / name).rglob("*.py"))]
-    files += [PACKAGE / "core" / "registry.py", PACKAGE.parent / "formulations" / "__init__.py"]
+    files += [PACKAGE / "families.py", PACKAGE / "core" / "registry.py",
+              PACKAGE.parent / "formulations" / "__init__.py"]
     digest = hashlib.sha256()
     for f in files:
         digest.update(f"{f.relative_to(PACKAGE.parent).as_posix()}\0".encode())
