@@ -505,10 +505,17 @@ def solve(
     the model building and the solve share one `Deadline`: a deadline that passes before the solver
     ran gives status ``time_limit`` with no incumbent and ``extra["reason"]``.
     """
+    from formulations import loaded
+
     spec = family_of(instance)
     methods = exact_methods(spec.name)
     check_choice("method", method, sorted(methods), f"{spec.name} exact method")
     _check_solver_limits(time_limit, max_model_size)
+    # Only the chosen model's solver is imported (a MILP solve never loads OR-Tools), and now, before the
+    # deadline starts: its clock must never interrupt an extension module's initialisation.
+    solve_model = loaded(methods[method])
+    estimator = model_sizes(spec.name).get(method)
+    estimator = None if estimator is None else loaded(estimator)
     if warm_start is not None:
         from edgeopt.warmstart import solve_warm
 
@@ -516,13 +523,12 @@ def solve(
                           max_model_size=max_model_size, **options)
     deadline = Deadline(time_limit)
     size = None
-    estimator = model_sizes(spec.name).get(method)
     try:
         if estimator is not None:
             with deadline.guard("the model size estimate"):
                 size = estimator(instance)
             guard_size(size, method=method, max_nonzeros=max_model_size)
-        result = methods[method](instance, time_limit=deadline.remaining(), **options)
+        result = solve_model(instance, time_limit=deadline.remaining(), **options)
     except BuildTimeLimit as exc:
         result = Result(family=spec.name, algorithm=method, status=Status.TIME_LIMIT, objective=None, bound=None,
                         runtime_s=deadline.elapsed(), schedule=None, instance_sha256=instance_sha256(instance),

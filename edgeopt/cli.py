@@ -253,25 +253,19 @@ def list_algorithms(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout instead of a table.")] = False,
 ) -> None:
     """List the registered algorithms (and exact models) of each family."""
-    specs = api.families() if family is None else [api.family(family)]
+    from edgeopt import catalog
+
+    rows = catalog.rows(family)  # without importing the families when the generated copy is up to date
     if as_json:
-        _print_json([
-            {"family": spec.name, "algorithm": algo.name, "kind": algo.kind, "relaxed": algo.relaxed,
-             "randomized": algo.randomized, "summary": algo.summary, "params": [p.describe() for p in algo.params]}
-            for spec in specs for algo in api.algorithms(spec.name).values()
-        ] + [{"family": spec.name, "algorithm": m, "kind": "exact", "relaxed": False, "randomized": False,
-              "summary": f"exact model, `edgeopt solve --method {m}`", "params": []}
-             for spec in specs for m in api.exact_method_names(spec.name)])
+        sys.stdout.write(catalog.dumps(rows))
         return
     table = Table("family", "algorithm", "kind", "summary", "parameters (default)")
-    for spec in specs:
-        for algo in api.algorithms(spec.name).values():
-            params = "; ".join(f"{p.name}={p.default!r}: {p.help}" if p.help else f"{p.name}={p.default!r}"
-                               for p in algo.params)
-            table.add_row(spec.name, algo.name, _kind_label(algo.kind, algo.relaxed), _plain(algo.summary),
-                          _plain(params))
-        for method in api.exact_method_names(spec.name):
-            table.add_row(spec.name, method, "exact", f"exact model, `edgeopt solve --method {method}`", "")
+    families = list(dict.fromkeys(r["family"] for r in rows))
+    for row in sorted(rows, key=lambda r: families.index(r["family"])):  # a family's algorithms, then its models
+        params = "; ".join(f"{p['name']}={p['default']!r}" + (f": {p['help']}" if p["help"] else "")
+                           for p in row["params"])
+        table.add_row(row["family"], row["algorithm"], _kind_label(row["kind"], row["relaxed"]),
+                      _plain(row["summary"]), _plain(params))
     out.print(table)
 
 

@@ -87,8 +87,8 @@ class Deadline:
         levels = [lg.level for lg in loggers]
         for lg in loggers:
             lg.setLevel(logging.CRITICAL)
-        timer.start()
         try:
+            timer.start()  # inside the try: a tiny deadline can fire before start() returns
             yield
             with lock:
                 swallowed = state["fired"]

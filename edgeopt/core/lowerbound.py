@@ -115,6 +115,8 @@ def _finish(method: BoundMethod, instance: Any, raw: float) -> tuple[float, floa
 def compute_bound(family: str, method: BoundMethod, instance: Any, *, time_limit: float = 60.0,
                   max_model_size: int | None = None, deadline: Deadline | None = None) -> Result:
     """Compute, certify and return the bound of ``method`` on ``instance`` within ``time_limit`` (whole call)."""
+    import scipy.sparse  # noqa: F401 - the relaxations' matrices: an extension loaded before any guard starts
+
     deadline = deadline or Deadline(time_limit)
     timings: dict[str, float] = {}
     size = None

@@ -27,12 +27,14 @@ import dataclasses
 import hashlib
 import math
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from edgeopt.core.errors import ModelError
+
+if TYPE_CHECKING:  # imported where used: with Pyomo loaded, importing scipy also imports scipy.stats (0.6 s)
+    import scipy.sparse as sp
 
 #: Unit roundoff of float64.
 UNIT_ROUNDOFF = 2.0**-53
@@ -50,6 +52,8 @@ class LinearProgram:
     col_upper: np.ndarray
 
     def __post_init__(self) -> None:
+        import scipy.sparse as sp
+
         self.A = sp.csr_matrix(self.A, dtype=float)
         self.A.sort_indices()
         m, n = self.A.shape

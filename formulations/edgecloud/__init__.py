@@ -17,6 +17,7 @@ from collections.abc import Callable
 
 from edgeopt.core import ModelSize, Result
 from edgeopt.core.lowerbound import BoundMethod
+from formulations import LazyFunction, lazy_attributes
 from formulations.edgecloud.batch import (
     BatchProblem,
     column_generation,
@@ -26,11 +27,12 @@ from formulations.edgecloud.batch import (
     solve_batch_ilp,
 )
 from formulations.edgecloud.bound import TI_LP
-from formulations.edgecloud.cpsat import build_cpsat, extract_cpsat, solve_cpsat
 from formulations.edgecloud.milp import build_milp, extract_milp, solve_milp
 from formulations.edgecloud.sizes import SIZES as _SIZES
 
-METHODS: dict[str, Callable[..., Result]] = {"milp": solve_milp, "cpsat": solve_cpsat}
+#: ``cpsat`` (and its names below) is imported on first use: a MILP solve does not import OR-Tools.
+__getattr__ = lazy_attributes(__name__, {name: "cpsat" for name in ("build_cpsat", "extract_cpsat", "solve_cpsat")})
+METHODS: dict[str, Callable[..., Result]] = {"milp": solve_milp, "cpsat": LazyFunction(f"{__name__}.cpsat", "solve_cpsat")}
 #: ``{method: fn(instance) -> ModelSize}``: each model's size before it is built (the solve path's guard).
 SIZES: dict[str, Callable[..., ModelSize]] = _SIZES
 #: Certified lower bounds (``edgeopt bound``; the first is ``auto``): ``bound.py``.

@@ -41,7 +41,7 @@ import time
 from typing import Any
 
 import numpy as np
-import pyomo.environ as pyo
+import pyomo.core as pyo
 
 from edgeopt.core import BuildTimeLimit, Deadline, InputError, ModelError, Result, Status
 from formulations.common import SolverOutcome, deadline_bounded, finish, solve_pyomo

@@ -21,12 +21,14 @@ from collections.abc import Callable
 
 from edgeopt.core import ModelSize, Result
 from edgeopt.core.lowerbound import BoundMethod
+from formulations import LazyFunction, lazy_attributes
 from formulations.hetero.bound import TI_LP
-from formulations.hetero.cpsat import build_cpsat, solve_cpsat
 from formulations.hetero.milp import build_milp, solve_milp
 from formulations.hetero.sizes import SIZES as _SIZES
 
-METHODS: dict[str, Callable[..., Result]] = {"milp": solve_milp, "cpsat": solve_cpsat}
+#: ``cpsat`` (and its names below) is imported on first use: a MILP solve does not import OR-Tools.
+__getattr__ = lazy_attributes(__name__, {name: "cpsat" for name in ("build_cpsat", "solve_cpsat")})
+METHODS: dict[str, Callable[..., Result]] = {"milp": solve_milp, "cpsat": LazyFunction(f"{__name__}.cpsat", "solve_cpsat")}
 #: ``{method: fn(instance) -> ModelSize}``: each model's size before it is built (the solve path's guard).
 SIZES: dict[str, Callable[..., ModelSize]] = _SIZES
 #: Certified lower bounds (``edgeopt bound``; the first is ``auto``): ``bound.py``.

@@ -35,7 +35,7 @@ import time
 from typing import Any, Literal
 
 import numpy as np
-import pyomo.environ as pyo
+import pyomo.core as pyo
 
 from edgeopt.core import Deadline, Result, Status
 from formulations.common import SolverOutcome, deadline_bounded, finish, solve_pyomo

@@ -18,14 +18,17 @@ from collections.abc import Callable
 
 from edgeopt.core import ModelSize, Result
 from edgeopt.core.lowerbound import BoundMethod
-from formulations.okita import cpsat, milp
+from formulations import LazyFunction, lazy_attributes
+from formulations.okita import milp
 from formulations.okita.bounds import latency_bound
-from formulations.okita.cpsat import build_cpsat, solve_cpsat
 from formulations.okita.lpbound import WORKER_LP
 from formulations.okita.milp import build_milp, lp_relaxation, solve_milp
 
-METHODS: dict[str, Callable[..., Result]] = {"milp": solve_milp, "cpsat": solve_cpsat}
-SIZES: dict[str, Callable[..., ModelSize]] = {"milp": milp.model_size, "cpsat": cpsat.model_size}
+#: ``cpsat`` (and its names below) is imported on first use: a MILP solve does not import OR-Tools.
+__getattr__ = lazy_attributes(__name__, {name: "cpsat" for name in ("cpsat", "build_cpsat", "solve_cpsat")})
+METHODS: dict[str, Callable[..., Result]] = {"milp": solve_milp, "cpsat": LazyFunction(f"{__name__}.cpsat", "solve_cpsat")}
+SIZES: dict[str, Callable[..., ModelSize]] = {"milp": milp.model_size,
+                                              "cpsat": LazyFunction(f"{__name__}.cpsat", "model_size")}
 #: Certified lower bounds (``edgeopt bound``; the first is ``auto``): ``lpbound.py``.
 LOWER_BOUNDS: dict[str, BoundMethod] = {"worker_lp": WORKER_LP}
 

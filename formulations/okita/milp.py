@@ -36,7 +36,7 @@ import time
 from typing import Any
 
 import numpy as np
-import pyomo.environ as pyo
+import pyomo.core as pyo
 
 from edgeopt.core import BuildTimeLimit, Deadline, ModelSize, Result, Status
 from edgeopt.core.family import instance_sha256

@@ -27,14 +27,16 @@ from collections.abc import Callable
 
 from edgeopt.core import ModelSize, Result
 from edgeopt.core.lowerbound import BoundMethod
-from formulations.preemptive.cpsat import build_cpsat, solve_cpsat
+from formulations import LazyFunction, lazy_attributes
 from formulations.preemptive.ilp4 import build_dual6, build_ilp4, build_p6, solve_ilp4, solve_lp4
 from formulations.preemptive.lp4_large import solve_lp4_large
 from formulations.preemptive.lpbound import LP4_JCT
 from formulations.preemptive.milp import build_milp, solve_milp
 from formulations.preemptive.sizes import SIZES as _SIZES
 
-METHODS: dict[str, Callable[..., Result]] = {"milp": solve_milp, "cpsat": solve_cpsat}
+#: ``cpsat`` (and its names below) is imported on first use: a MILP solve does not import OR-Tools.
+__getattr__ = lazy_attributes(__name__, {name: "cpsat" for name in ("build_cpsat", "solve_cpsat")})
+METHODS: dict[str, Callable[..., Result]] = {"milp": solve_milp, "cpsat": LazyFunction(f"{__name__}.cpsat", "solve_cpsat")}
 #: ``{method: fn(instance) -> ModelSize}``: each model's size before it is built (the solve path's guard).
 SIZES: dict[str, Callable[..., ModelSize]] = _SIZES
 BOUNDS: dict[str, Callable[..., Result]] = {"ilp4": solve_ilp4, "lp4": solve_lp4, "lp4_agg": solve_lp4_large}

@@ -41,7 +41,7 @@ from formulations.preemptive.data import ModelData, from_instance
 
 def build_ilp4(data: ModelData, *, relax: bool = False, ps: bool = True) -> Any:
     """Pyomo model of ILP (4) (``relax``: its LP relaxation; ``ps=False``: without (4c)/(4d))."""
-    import pyomo.environ as pyo
+    import pyomo.core as pyo
 
     T = data.horizon
     dom = pyo.UnitInterval if relax else pyo.Binary
@@ -132,7 +132,7 @@ def build_ilp4(data: ModelData, *, relax: bool = False, ps: bool = True) -> Any:
 
 def build_p6(data: ModelData) -> Any:
     """Pyomo LP whose dual is (6) (see module docstring); rows ``c4a_work``, ``c4b_worker``."""
-    import pyomo.environ as pyo
+    import pyomo.core as pyo
 
     T = data.horizon
     m = pyo.ConcreteModel(name="preemptive_p6")
@@ -170,7 +170,7 @@ def build_p6(data: ModelData) -> Any:
 
 def build_dual6(data: ModelData) -> Any:
     """The dual LP (6) as an explicit Pyomo model (variables ``alpha``, ``beta``)."""
-    import pyomo.environ as pyo
+    import pyomo.core as pyo
 
     T = data.horizon
     m = pyo.ConcreteModel(name="preemptive_dual6")
@@ -278,7 +278,7 @@ def solve_p6(data: ModelData, *, time_limit: float = 60.0) -> tuple[float, Duals
     Sign convention (docs/solvers.md): a minimisation's >= rows have duals >= 0, its <= rows duals <= 0,
     so alpha = dual(c4a_work) and beta = -dual(c4b_worker).
     """
-    import pyomo.environ as pyo
+    import pyomo.core as pyo
 
     m = build_p6(data)
     m.dual = pyo.Suffix(direction=pyo.Suffix.IMPORT)

@@ -36,14 +36,16 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from edgeopt.core import ModelError, Result, Status
 from edgeopt.core.family import instance_sha256
 from formulations.preemptive.data import ModelData, from_instance
+
+if TYPE_CHECKING:  # imported where used: with Pyomo loaded, importing scipy also imports scipy.stats (0.6 s)
+    import scipy.sparse as sp
 
 
 @dataclasses.dataclass
@@ -174,6 +176,8 @@ def build_lp4_large(data: ModelData, *, bucket: int = 1, pool: bool = False, cut
             clo[-1] = np.array([float(earliest)])
             extra_lower.append((pmin - 1) / 2.0)
         n_rows += J
+    import scipy.sparse as sp
+
     A = sp.csc_matrix(
         (np.concatenate(vals) if vals else np.zeros(0),
          (np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64),

@@ -39,7 +39,7 @@ from formulations.preemptive.plan import ChunkPlan, Plan, assign_ps, to_schedule
 
 def build_milp(data: ModelData) -> Any:
     """The Pyomo model of MINLP (2) (never solves)."""
-    import pyomo.environ as pyo
+    import pyomo.core as pyo
 
     T = data.horizon
     J = data.n_jobs

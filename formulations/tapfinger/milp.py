@@ -18,7 +18,7 @@ import time
 from collections import defaultdict
 from typing import Any
 
-import pyomo.environ as pyo
+import pyomo.core as pyo
 
 from edgeopt.core import BuildTimeLimit, Deadline, Result, Status
 from edgeopt.tapfinger.instance import Instance

@@ -22,14 +22,21 @@ EXTRA_MODULES = ("torch", "torch_geometric", "safetensors")
 LAST_INFERENCE: dict[str, float] = {}
 
 
+def requirements() -> tuple[tuple[str, ...], list[Path]]:
+    """(modules, files) that `available` needs: the rl extra and both shipped checkpoints (also read by
+    `edgeopt.catalog`, which lists the algorithms without importing the family)."""
+    return EXTRA_MODULES, [d / f for d in SHIPPED.values() for f in ("model.safetensors", "card.json")]
+
+
 def available() -> bool:
     """Whether the rl extra is installed and both shipped checkpoints are present."""
+    modules, files = requirements()
     try:
-        if any(importlib.util.find_spec(m) is None for m in EXTRA_MODULES):
+        if any(importlib.util.find_spec(m) is None for m in modules):
             return False
     except (ImportError, ValueError):  # a module blocked or half-installed counts as missing
         return False
-    return all((d / "model.safetensors").exists() and (d / "card.json").exists() for d in SHIPPED.values())
+    return all(f.exists() for f in files)
 
 
 @functools.lru_cache(maxsize=8)
