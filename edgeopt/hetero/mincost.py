@@ -65,6 +65,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from edgeopt.hetero import kernels
 from edgeopt.hetero.instance import WORK_RTOL, Instance, Job, comm_slots
 from edgeopt.hetero.schedule import JobSchedule
 
@@ -159,6 +160,8 @@ class Configs:
             bounds = np.concatenate([[0], np.cumsum(np.bincount(inv, minlength=len(uniq)))]).tolist()
             members = [order[a:b] for a, b in itertools.pairwise(bounds)]  # np.split, faster
             got["qmnd"] = (rows, members)
+            got["qmnd_cols"] = tuple(np.ascontiguousarray(rows[:, i], dtype=np.int64) for i in range(4))
+            got["csr"] = (np.asarray(bounds, dtype=np.int64), np.ascontiguousarray(order, dtype=np.int64))
             object.__setattr__(self, "_groups", got)
         return got
 
@@ -243,12 +246,12 @@ class PricedWindow:
             self.pz = np.zeros((1, H, self.T + 1))
             self.pz_min = np.zeros((1, self.T + 1))
             self.pz_minall = np.zeros(self.T + 1)
-        self.table = _sparse_min(fr)
+        self._table4, self.table = _sparse_min_padded(fr)
         # per-slot worker capacity of each type, summed and maxed over servers, with window minima:
         # necessary conditions for N workers (distributed: total >= N; colocated: some server >= N)
         cw = np.stack([np.maximum(_copies(np.moveaxis(fr, 1, 2), e), 0) for e in self.e])  # [M, H, T]
-        self.tot_table = _sparse_min(np.minimum(cw, 10**6).sum(axis=1).astype(float))
-        self.max_table = _sparse_min(cw.max(axis=1).astype(float))
+        self._tot3, self.tot_table = _sparse_min_padded(np.minimum(cw, 10**6).sum(axis=1).astype(float))
+        self._max3, self.max_table = _sparse_min_padded(cw.max(axis=1).astype(float))
         self._cw_slot = cw
         if len(self.z):
             cz = np.stack([np.maximum(_copies(np.moveaxis(fr, 1, 2), z), 0) for z in self.z])  # [P, H, T]
@@ -265,6 +268,14 @@ class PricedWindow:
         self._stale: dict[tuple[int, int], int] = {}  # cache key -> first start column to recompute
         self._ps_a: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None  # for `ps_server_room`, lazily
         self._ps_room_idle: dict[int, np.ndarray] = {}
+        # the compiled search's state (`kernel_state`): cheapest-N prefix sums of every worker type up to
+        # `_knmax` workers, built per worker type when first needed and refreshed lazily after updates
+        self._knmax = 0
+        self._kpref = np.zeros((0, 2, 1, self.T + 1))
+        self._kF = np.zeros((0, 1, self.T))
+        self._kok = np.zeros(len(self.e), dtype=bool)
+        self._kstale: dict[int, tuple[int, int]] = {}
+        self._kconst: tuple | None = None
 
     def update(self, price: np.ndarray, free: np.ndarray, start: int, end: int, rows: np.ndarray) -> None:
         """Bring the window up to date after the prices and free capacity of the servers ``rows`` changed in
@@ -309,6 +320,9 @@ class PricedWindow:
                 [np.maximum(_copies(ft, x), 0) for x in self.z])
             self.ps_max_table[0][:, s:e] = self._cz_slot[:, :, s:e].max(axis=1).astype(float)
             _patch_sparse_min(self.ps_max_table, s, e)
+        for m in np.flatnonzero(self._kok):  # refreshed when next read (`kernel_state`)
+            a, b = self._kstale.get(int(m), (s, e))
+            self._kstale[int(m)] = (min(a, s), max(b, e))
         for m in self._cheapest_F:  # refreshed when next read (`cheapest_prefix`)
             a, b = self._prefix_stale.get(m, (s, e))
             self._prefix_stale[m] = (min(a, s), max(b, e))
@@ -344,6 +358,42 @@ class PricedWindow:
                         np.concatenate([zero, np.cumsum(bad, axis=1)], axis=1)])
         self._cheapest[m] = out
         return out
+
+    def kernel_state(self, ms: Iterable[int], nmax: int) -> tuple:
+        """What `kernels.search_kernel` reads besides the job: the cheapest-N prefix sums [M, 2, K + 1, T + 1]
+        (K >= ``nmax``; current for the worker types ``ms``; `cheapest_prefix` holds the same numbers, and
+        its row N does not depend on K >= N), the padded sparse tables of free capacity [L, H, R, T] and of
+        per-type worker counts [L, M, T], and the constants of the PS-server room bound."""
+        if nmax > self._knmax:  # (re)allocate for more workers; everything is rebuilt when next read
+            self._knmax = max(nmax, max((j.chunks for j in self.inst.jobs), default=1))
+            self._kpref = np.zeros((len(self.e), 2, self._knmax + 1, self.T + 1))
+            self._kF = np.zeros((len(self.e), self._knmax + 1, self.T))
+            self._kok[:] = False
+            self._kstale.clear()
+        for m in ms:
+            m = int(m)
+            if not self._kok[m]:
+                kernels.refresh_prefix(self._kpref[m], self._kF[m], self._pe_slot[m], self._cw_slot[m], 0, self.T)
+                self._kok[m] = True
+                self._kstale.pop(m, None)
+            elif m in self._kstale:
+                s, e = self._kstale.pop(m)
+                kernels.refresh_prefix(self._kpref[m], self._kF[m], self._pe_slot[m], self._cw_slot[m], s, e)
+        if self._kconst is None:
+            M, R = self.e.shape
+            P = max(1, len(self.z))
+            if len(self.z):
+                self.ps_server_room(0, np.zeros(0, dtype=np.int64), 0, 1)  # builds `_ps_a`
+                inv, off, zmax = self._ps_a
+                idle = np.stack([self._room(self.inst.capacity, inv, off, zmax, m, np.arange(P)) for m in range(M)])
+            else:
+                inv, off, zmax, idle = np.zeros((M, P, R)), np.zeros((M, P, R)), np.zeros(R), np.zeros((M, P))
+            bw = np.array([t_.bandwidth_mbps for t_ in self.inst.worker_types], dtype=float)
+            B = np.array([t_.bandwidth_mbps for t_ in self.inst.ps_types] or [1.0], dtype=float)
+            z = self.z if len(self.z) else np.zeros((0, R))
+            self._kconst = (np.ascontiguousarray(inv, dtype=float), np.ascontiguousarray(off, dtype=float),
+                            np.asarray(zmax, dtype=float), idle.astype(float), bw, B, z)
+        return self._kpref, self._table4, self._max3, self._tot3, self._kconst
 
     def window_cheapest(self, m: int, d: int, nmax: int) -> np.ndarray:
         """Cost of the N cheapest type-m workers kept on their servers over [t, t+d), for every start t
@@ -461,12 +511,9 @@ def _cheapest_n(unit: np.ndarray, cap: np.ndarray, nmax: int) -> np.ndarray:
     pr = np.where(cw > 0, unit, np.inf)
     H = cw.shape[0]
     top = min(nmax, H)
-    if top < H:
-        part = np.argpartition(pr, top - 1, axis=0)[:top]
-        sub = np.take_along_axis(pr, part, axis=0)
-        order = np.take_along_axis(part, np.argsort(sub, axis=0, kind="stable"), axis=0)
-    else:
-        order = np.argsort(pr, axis=0, kind="stable")
+    # the whole stable order (ties by server index), not argpartition: tied prices summed in another order
+    # can round differently, and the compiled kernel (`kernels.cheapest_n_column`) follows this order
+    order = np.argsort(pr, axis=0, kind="stable")[:top]
     cw_s = np.take_along_axis(cw, order, axis=0).astype(float)  # [top, X]
     pr_s = np.take_along_axis(unit, order, axis=0)
     cum = np.cumsum(cw_s, axis=0)
@@ -481,6 +528,19 @@ def _cheapest_n(unit: np.ndarray, cap: np.ndarray, nmax: int) -> np.ndarray:
         F = cbefore + (ns[:, None] - before) * pr_s[kk, cols]
     F = np.where(k >= top, np.inf, F)
     return np.vstack([np.zeros((1, F.shape[1])), F])
+
+
+def _sparse_min_padded(a: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+    """`_sparse_min` stored in one array [levels, ...] padded with inf (for the compiled kernel), and the
+    levels as views into it (what `_sparse_min` returns; patching a view patches the array)."""
+    levels = _sparse_min(a)
+    arr = np.full((len(levels), *a.shape), np.inf)
+    views = []
+    for k, lvl in enumerate(levels):
+        v = arr[k, ..., :lvl.shape[-1]]
+        v[...] = lvl
+        views.append(v)
+    return arr, views
 
 
 def _sparse_min(a: np.ndarray) -> list[np.ndarray]:
@@ -727,6 +787,8 @@ def search(instance: Instance, job: Job, price: np.ndarray, free: np.ndarray, wi
     w = ctx if ctx is not None and (ctx.lo, ctx.hi) == (lo, hi) else PricedWindow(instance, price, free, lo, hi)
     Tw = w.T
     ts = np.array([first - lo]) if start is not None else np.arange(first - lo, Tw)
+    if not REFERENCE:
+        return _search_compiled(instance, job, cf, w, ts, cutoff, batch)
     S = len(ts)
     # Lower bounds per group g = (q, m, N, d) (the PS types of a group share one row) and start t: the
     # cheapest N worker slots per slot plus the fewest PSs at the cheapest PS price per slot, summed over
@@ -771,7 +833,7 @@ def search(instance: Instance, job: Job, price: np.ndarray, free: np.ndarray, wi
                 break
         if cand.size > batch:
             key = c_lb + c_comp * 1e-9 * (1.0 + np.abs(c_lb))
-            pick = np.argpartition(key, batch)[:batch]
+            pick = _smallest(key, batch)
         else:
             pick = np.arange(cand.size)
         pick = pick[np.lexsort((cand[pick], c_comp[pick], c_lb[pick]))]
@@ -827,6 +889,49 @@ def search(instance: Instance, job: Job, price: np.ndarray, free: np.ndarray, wi
     q, m, p, n, d, t = best_cfg
     return Placement(job=job.id, start=lo + t, duration=d, worker_type=m, ps_type=None if p < 0 else p,
                      colocated=bool(q), workers=best[1], ps=best[2], cost=best[0])
+
+
+def _smallest(key: np.ndarray, k: int) -> np.ndarray:
+    """Positions of the ``k`` smallest entries of ``key`` (< len), ties by position (`np.argpartition` leaves
+    them to its algorithm; the compiled kernel follows this rule), in increasing position."""
+    kth = np.partition(key, k - 1)[k - 1]
+    below = np.flatnonzero(key < kth)
+    return np.sort(np.concatenate([below, np.flatnonzero(key == kth)[:k - len(below)]]))
+
+
+def _search_compiled(instance: Instance, job: Job, cf: Configs, w: PricedWindow, ts: np.ndarray, cutoff: float,
+                     batch: int) -> Placement | None:
+    """`search` through the compiled kernel (`kernels.search_kernel`): the same candidates in the same order,
+    the same bounds and evaluations, so the same placement; the placement's dictionaries are rebuilt here in
+    the reference's insertion order."""
+    (G, _), (gq, gm, gn, gd), mem_ptr, mem_idx = cf.groups()["qmnd"], cf.groups()["qmnd_cols"], *cf.groups()["csr"]
+    ms = np.unique(gm)
+    nmax = int(cf.n.max())
+    pref, table, maxt, tott, (inv, off, zmax, idle, bw, B, z) = w.kernel_state(ms, nmax)
+    ps_arch = instance.architecture == "ps"
+    found, c, t, cost, srv, g, s, _ = kernels.search_kernel(
+        gq, gm, gn, gd, mem_ptr, mem_idx, cf.p, np.ascontiguousarray(ts, dtype=np.int64), w.T, ps_arch, pref,
+        maxt, tott, table, w.pe, w.pz, w.pz_minall, w.e, z, bw, B, float(B.max()), inv, off, zmax, idle,
+        float(cutoff), int(batch), int(pref.shape[2] - 1))
+    if not found:
+        return None
+    q, m, p, n, d = int(cf.q[c]), int(cf.m[c]), int(cf.p[c]), int(cf.n[c]), int(cf.d[c])
+    t, srv = int(t), int(srv)
+    if q:
+        workers, ps = {srv: n}, ({srv: 1} if p >= 0 else {})
+    else:
+        H = w.pe.shape[1]
+        wh, wc = np.empty(H + 1, dtype=np.int64), np.empty(H + 1, dtype=np.int64)
+        if ps_arch:
+            k = kernels.fill_dps(table, w.pe, w.e, m, n, t, d, srv, int(g), wh, wc)
+            ps = {srv: int(s)}
+        else:
+            _, k = kernels._eval_dra(table, w.pe, w.e, m, n, t, d, np.empty((H, w.e.shape[1])), np.empty(H),
+                                     np.empty(H, dtype=np.int64), wh, wc)
+            ps = {}
+        workers = {int(wh[i]): int(wc[i]) for i in range(k)}
+    return Placement(job=job.id, start=w.lo + t, duration=d, worker_type=m, ps_type=None if p < 0 else p,
+                     colocated=bool(q), workers=workers, ps=ps, cost=float(cost))
 
 
 def _stage2_prunes(w: PricedWindow, t: int, m: int, p: int, n: int, d: int, nmax: int, n_ps: float,
