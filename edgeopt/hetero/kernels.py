@@ -62,51 +62,52 @@ def _minfree(table, t: int, d: int, out) -> None:
     H, R = out.shape
     for h in range(H):
         for r in range(R):
-            x, y = table[k, h, r, t], table[k, h, r, b]
-            out[h, r] = x if x <= y else y
-            if y != y or x != x:  # NaN propagates like np.minimum
-                out[h, r] = np.nan
+            x, y = table[k, t, h, r], table[k, b, h, r]
+            out[h, r] = x if x <= y else y  # np.minimum (free capacities are never NaN)
 
 
 @nb.njit(**_JIT)
 def cheapest_n_column(unit, cap, nmax: int, F) -> None:
     """One column of `mincost._cheapest_n`: ``F[N]`` = the cheapest cost of N units, N = 0..nmax, for unit
     prices ``unit`` [H] and capacities ``cap`` [H] (inf where fewer than N units exist). Servers in stable
-    order of price (ties by index); the same cumulative sums as the numpy routine."""
+    order of price (ties by index); the same cumulative sums as the numpy routine. Servers without a unit
+    (inf price in the reference) come last there and never hold unit N, so only the others are sorted."""
     H = unit.shape[0]
     top = min(nmax, H)
-    cw = np.empty(H)
+    idx = np.empty(H, dtype=np.int64)
     pr = np.empty(H)
+    nf = 0
     for h in range(H):
-        c = cap[h] if cap[h] <= nmax else float(nmax)
-        cw[h] = c
-        pr[h] = unit[h] if c > 0 else np.inf
-    order = np.argsort(pr, kind="mergesort")
-    cum = np.empty(top)
-    cumcost = np.empty(top)
-    prs = np.empty(top)
-    acc, acc_c = 0.0, 0.0
-    for i in range(top):
-        h = order[i]
-        c = cw[h]
-        acc = acc + c if i else c
-        v = c * unit[h] if c > 0 else 0.0
-        acc_c = acc_c + v if i else v
-        cum[i] = acc
-        cumcost[i] = acc_c
-        prs[i] = unit[h]
+        if cap[h] > 0:
+            idx[nf] = h
+            pr[nf] = unit[h]
+            nf += 1
+    order = np.argsort(pr[:nf], kind="mergesort")
+    lim = min(top, nf)
     F[0] = 0.0
     k = 0
+    acc, acc_c = 0.0, 0.0
+    prev_cum, prev_cost = 0.0, 0.0
+    # walk the blocks in price order; block k holds units (cum[k-1], cum[k]]
     for n in range(1, nmax + 1):
-        while k < top and cum[k] < n:
-            k += 1
-        if k >= top:
+        while k < lim:
+            h = idx[order[k]]
+            c = cap[h] if cap[h] <= nmax else float(nmax)
+            cum_k = acc + c if k else c
+            if cum_k < n:
+                v = c * unit[h]
+                acc_c = acc_c + v if k else v
+                acc = cum_k
+                k += 1
+                prev_cum, prev_cost = acc, acc_c
+            else:
+                break
+        if k >= lim:
             F[n] = np.inf
-            continue
-        if k > 0:
-            F[n] = cumcost[k - 1] + (n - cum[k - 1]) * prs[k]
+        elif k > 0:
+            F[n] = prev_cost + (n - prev_cum) * unit[idx[order[k]]]
         else:
-            F[n] = 0.0 + (n - 0.0) * prs[k]
+            F[n] = 0.0 + (n - 0.0) * unit[idx[order[k]]]
 
 
 @nb.njit(**_JIT)
@@ -128,15 +129,15 @@ def refresh_prefix(pref, F, pe_slot, cw_slot, s: int, e: int) -> None:
     where N do not fit) of one worker type (`PricedWindow.cheapest_prefix`, same sequential additions);
     ``pe_slot``/``cw_slot`` [H, T]: its unit prices and capacities per slot."""
     nmax = pref.shape[1] - 1
-    T = pe_slot.shape[1]
-    H = pe_slot.shape[0]
+    T = pe_slot.shape[0]
+    H = pe_slot.shape[1]
     col = np.empty(nmax + 1)
     u = np.empty(H)
     c = np.empty(H)
     for t in range(s, e):
         for h in range(H):
-            u[h] = pe_slot[h, t]
-            c[h] = cw_slot[h, t]
+            u[h] = pe_slot[t, h]
+            c[h] = cw_slot[t, h]
         cheapest_n_column(u, c, nmax, col)
         F[:, t] = col
     for n in range(nmax + 1):
@@ -159,7 +160,7 @@ def _window_worker_n(table, pe, e, m: int, n: int, t: int, d: int, nmax: int, mf
     for h in range(H):
         c = _copies(mf[h], e[m])
         cw[h] = c if c > 0 else 0.0
-        om[h] = pe[m, h, t + d] - pe[m, h, t]
+        om[h] = pe[m, t + d, h] - pe[m, t, h]
     cheapest_n_column(om, cw, nmax, col)
     return col[n]
 
@@ -167,8 +168,8 @@ def _window_worker_n(table, pe, e, m: int, n: int, t: int, d: int, nmax: int, mf
 @nb.njit(**_JIT)
 def _ps_cost_min(pz, p: int, t: int, d: int) -> float:
     best = np.inf
-    for h in range(pz.shape[1]):
-        v = pz[p, h, t + d] - pz[p, h, t]
+    for h in range(pz.shape[2]):
+        v = pz[p, t + d, h] - pz[p, t, h]
         if v < best:
             best = v
     return best
@@ -203,8 +204,8 @@ def _eval_dps(table, pe, pz, e, z, m: int, p: int, n: int, t: int, d: int, b: fl
     _minfree(table, t, d, mf)
     H = mf.shape[0]
     for h in range(H):
-        omega[h] = pe[m, h, t + d] - pe[m, h, t]
-        psi[h] = pz[p, h, t + d] - pz[p, h, t]
+        omega[h] = pe[m, t + d, h] - pe[m, t, h]
+        psi[h] = pz[p, t + d, h] - pz[p, t, h]
         c = _copies(mf[h], e[m])
         c = c if c <= n else float(n)
         ci = np.int64(c)
@@ -280,7 +281,7 @@ def _eval_dra(table, pe, e, m: int, n: int, t: int, d: int, mf, omega, cw, wh, w
     H = mf.shape[0]
     tot, used = 0, 0
     for h in range(H):
-        omega[h] = pe[m, h, t + d] - pe[m, h, t]
+        omega[h] = pe[m, t + d, h] - pe[m, t, h]
         c = _copies(mf[h], e[m])
         c = c if c <= n else float(n)
         ci = np.int64(c)
@@ -323,13 +324,13 @@ def _eval_dra(table, pe, e, m: int, n: int, t: int, d: int, mf, omega, cw, wh, w
 def fill_dps(table, pe, e, m: int, n: int, t: int, d: int, nsrv: int, g: int, wh, wc) -> int:
     """The workers of the distributed PS placement (PS server ``nsrv`` with ``g`` workers) in the reference's
     insertion order (`mincost._greedy_fill`, then the PS server): the number of entries written."""
-    H = pe.shape[1]
+    H = pe.shape[2]
     mf = np.empty((H, e.shape[1]))
     _minfree(table, t, d, mf)
     omega = np.empty(H)
     cw = np.empty(H, dtype=np.int64)
     for h in range(H):
-        omega[h] = pe[m, h, t + d] - pe[m, h, t]
+        omega[h] = pe[m, t + d, h] - pe[m, t, h]
         c = _copies(mf[h], e[m])
         c = c if c <= n else float(n)
         ci = np.int64(c)
@@ -375,7 +376,7 @@ def search_kernel(gq, gm, gn, gd, mem_ptr, mem_idx, cfp, ts, Tw: int, ps_arch: b
     distributed -1 (the caller rebuilds the placement)."""
     G = gq.shape[0]
     S = ts.shape[0]
-    H = pe.shape[1]
+    H = pe.shape[2]
     R = e.shape[1]
     valid = np.zeros((G, S), dtype=np.bool_)
     mxa = np.empty((G, S))
@@ -389,13 +390,13 @@ def search_kernel(gq, gm, gn, gd, mem_ptr, mem_idx, cfp, ts, Tw: int, ps_arch: b
                 mxa[g, i] = 0.0
                 continue
             b = t + d - (1 << k)
-            x, y = maxt[k, m, t], maxt[k, m, b]
+            x, y = maxt[k, t, m], maxt[k, b, m]
             mx = x if x <= y else y
             mxa[g, i] = mx
             if q == 1:
                 ok = mx >= n
             else:
-                x, y = tott[k, m, t], tott[k, m, b]
+                x, y = tott[k, t, m], tott[k, b, m]
                 ok = (x if x <= y else y) >= n
             if ok:
                 valid[g, i] = True
@@ -444,7 +445,15 @@ def search_kernel(gq, gm, gn, gd, mem_ptr, mem_idx, cfp, ts, Tw: int, ps_arch: b
     col = np.empty(nmax_w + 1)
     wh = np.empty(H + 1, dtype=np.int64)
     wc = np.empty(H + 1, dtype=np.int64)
+    pair_t = np.empty(S * H, dtype=np.int64)
+    pair_h = np.empty(S * H, dtype=np.int64)
+    pair_w = np.empty(S * H)
+    room_buf = np.empty((S * H, R))
     n_eval = 0
+    cnt = np.zeros(6, dtype=np.int64)
+    fcache = {np.int64(-1): np.int64(-1)}  # (m, d, start) -> row of fbuf: `_window_worker_n` columns so far
+    fbuf = np.empty((16, nmax_w + 1))
+    nf_used = 0
     nc = ncand
     while nc > 0:
         if have or np.isfinite(best_cost):
@@ -457,6 +466,8 @@ def search_kernel(gq, gm, gn, gd, mem_ptr, mem_idx, cfp, ts, Tw: int, ps_arch: b
             nc = j
             if nc == 0:
                 break
+        cnt[3] += 1
+        cnt[4] += nc
         # the `batch` smallest by (key, position): key = lb + completion * 1e-9 * (1 + |lb|)
         if nc > batch:
             for i in range(nc):
@@ -519,65 +530,54 @@ def search_kernel(gq, gm, gn, gd, mem_ptr, mem_idx, cfp, ts, Tw: int, ps_arch: b
             if q == 1:
                 done_grp[g] = True
                 n_eval += 1
+                cnt[0] += 1
                 k = _log2_floor(d)
-                # any server with room for the workers and worker cost <= bound at some start?
-                anyok = False
+                # (start, server) pairs where the N workers fit and cost <= bound: a PS only adds a
+                # non-negative cost and needs room on top, so no other pair can give a result <= bound
+                # (the reference finds none there either); the scan below keeps the reference's order
+                npair = 0
                 for i in range(S):
                     if not valid[g, i]:
                         continue
                     t = ts[i]
                     bb = t + d - (1 << k)
                     for h in range(H):
-                        wcost = n * (pe[m, h, t + d] - pe[m, h, t])
+                        wcost = n * (pe[m, t + d, h] - pe[m, t, h])
                         if not wcost <= bound:
                             continue
                         ok = True
                         for r in range(R):
-                            x, y = table[k, h, r, t], table[k, h, r, bb]
-                            mfv = x if x <= y else y
-                            if not mfv - n * e[m, r] >= -EPS:
+                            x, y = table[k, t, h, r], table[k, bb, h, r]
+                            room = (x if x <= y else y) - n * e[m, r]
+                            if not room >= -EPS:
                                 ok = False
                                 break
+                            room_buf[npair, r] = room
                         if ok:
-                            anyok = True
-                            break
-                    if anyok:
-                        break
-                if not anyok:
+                            pair_t[npair], pair_h[npair], pair_w[npair] = t, h, wcost
+                            npair += 1
+                if npair == 0:
                     continue
                 for pos in range(mem_ptr[g], mem_ptr[g + 1]):
                     c = mem_idx[pos]
                     p = cfp[c]
                     bt_cost, bt_t, bt_h = np.inf, -1, 0
-                    for i in range(S):
-                        if not valid[g, i]:
-                            continue
-                        t = ts[i]
-                        bb = t + d - (1 << k)
-                        hb, cb = 0, np.inf
-                        for h in range(H):
+                    for a2 in range(npair):
+                        if p >= 0:
                             ok = True
                             for r in range(R):
-                                x, y = table[k, h, r, t], table[k, h, r, bb]
-                                mfv = x if x <= y else y
-                                room = mfv - n * e[m, r]
-                                if p >= 0:
-                                    if not z[p, r] <= room + EPS:
-                                        ok = False
-                                        break
-                                elif not room >= -EPS:
+                                if not z[p, r] <= room_buf[a2, r] + EPS:
                                     ok = False
                                     break
                             if not ok:
                                 continue
-                            cost = n * (pe[m, h, t + d] - pe[m, h, t])
-                            if p >= 0:
-                                cost = cost + (pz[p, h, t + d] - pz[p, h, t])
-                            if cost < cb:
-                                cb, hb = cost, h
-                        if bt_t < 0 or cb < bt_cost:  # the first start with the least cost (np.argmin)
-                            bt_cost, bt_t, bt_h = cb, t, hb
-                    if bt_t >= 0 and np.isfinite(bt_cost) and bt_cost <= bound:
+                            t, h = pair_t[a2], pair_h[a2]
+                            cost = pair_w[a2] + (pz[p, t + d, h] - pz[p, t, h])
+                        else:
+                            cost = pair_w[a2]
+                        if cost < bt_cost:  # row-major first minimum, as np.argmin per start then over starts
+                            bt_cost, bt_t, bt_h = cost, pair_t[a2], pair_h[a2]
+                    if bt_t >= 0 and bt_cost <= bound:
                         nodes = n + (1 if p >= 0 else 0)
                         if bt_cost < cutoff and (not have or _better(bt_cost, bt_t + d, nodes, c, best_cost,
                                                                         best_comp, b_nodes, b_c)):
@@ -585,7 +585,21 @@ def search_kernel(gq, gm, gn, gd, mem_ptr, mem_idx, cfp, ts, Tw: int, ps_arch: b
                             best_cost, best_comp, b_nodes, b_c, b_t = bt_cost, bt_t + d, nodes, c, bt_t
                             b_srv, b_g, b_s = bt_h, n, 1 if p >= 0 else 0
             else:
-                lbw2 = _window_worker_n(table, pe, e, m, n, t0, d, nmax_w, mf, om, cwf, col)
+                cnt[1] += 1
+                fkey = (m * (Tw + 1) + d) * (Tw + 1) + t0
+                row = -1
+                if fkey in fcache:
+                    row = fcache[fkey]
+                if row < 0:  # the column serves every N of this (m, d, t0)
+                    if nf_used == fbuf.shape[0]:
+                        grown = np.empty((2 * fbuf.shape[0], nmax_w + 1))
+                        grown[:nf_used] = fbuf
+                        fbuf = grown
+                    _window_worker_n(table, pe, e, m, n, t0, d, nmax_w, mf, om, cwf, fbuf[nf_used])
+                    row = nf_used
+                    fcache[fkey] = row
+                    nf_used += 1
+                lbw2 = fbuf[row, n]
                 lb2 = lbw2
                 if ps_arch:
                     s_min = max(1.0, math.ceil((n - mxa[g, ti]) * bw[m] / Bmax - EPS))
@@ -618,6 +632,7 @@ def search_kernel(gq, gm, gn, gd, mem_ptr, mem_idx, cfp, ts, Tw: int, ps_arch: b
                         if np.isinf(lb3) or lb3 > bound or (lb3 == bound and t0 + d > bound_comp):
                             continue
                         n_eval += 1
+                        cnt[2] += 1
                         cost, hs, gg, ss = _eval_dps(table, pe, pz, e, z, m, p, n, t0, d, bw[m], B, mf, om, psi,
                                                      cwi, order_buf)
                         nodes = n + ss
@@ -631,4 +646,5 @@ def search_kernel(gq, gm, gn, gd, mem_ptr, mem_idx, cfp, ts, Tw: int, ps_arch: b
                         have = True
                         best_cost, best_comp, b_nodes, b_c, b_t = cost, t0 + d, nodes, c, t0
                         b_srv, b_g, b_s = hs, gg, ss
-    return have, b_c, b_t, best_cost, b_srv, b_g, b_s, n_eval
+    cnt[5] = ncand
+    return have, b_c, b_t, best_cost, b_srv, b_g, b_s, cnt

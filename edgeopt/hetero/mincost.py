@@ -235,32 +235,27 @@ class PricedWindow:
         H = pr.shape[0]
         # unit cost of one worker of type m (one PS of type p) on server h in slot t
         pe = np.einsum("hrt,mr->mht", pr, self.e)
-        self.pe = np.concatenate([np.zeros((len(self.e), H, 1)), np.cumsum(pe, axis=2)], axis=2)
-        self.pe_min = np.concatenate([np.zeros((len(self.e), 1)), np.cumsum(pe.min(axis=1), axis=1)], axis=1)
+        # Arrays over slots are stored slot-major ([..., T, H], what the compiled kernel reads server after
+        # server) and exposed in the [..., H, T] order of the numpy code as views (`_time_major`).
+        self.pe = _time_major(np.concatenate([np.zeros((len(self.e), H, 1)), np.cumsum(pe, axis=2)], axis=2))
+        pe = _time_major(pe)
         if len(self.z):
-            pz = np.einsum("hrt,pr->pht", pr, self.z)
-            self.pz = np.concatenate([np.zeros((len(self.z), H, 1)), np.cumsum(pz, axis=2)], axis=2)
-            self.pz_min = np.concatenate([np.zeros((len(self.z), 1)), np.cumsum(pz.min(axis=1), axis=1)], axis=1)
-            self.pz_minall = np.concatenate([[0.0], np.cumsum(pz.min(axis=(0, 1)))])
+            pz = _time_major(np.einsum("hrt,pr->pht", pr, self.z))
+            self.pz = _time_major(np.concatenate([np.zeros((len(self.z), H, 1)), np.cumsum(pz, axis=2)], axis=2))
+            self._pz_slotmin = pz.min(axis=(0, 1))  # per slot, cheapest PS of any type on any server
+            self.pz_minall = np.concatenate([[0.0], np.cumsum(self._pz_slotmin)])
         else:
-            self.pz = np.zeros((1, H, self.T + 1))
-            self.pz_min = np.zeros((1, self.T + 1))
+            self.pz = _time_major(np.zeros((1, H, self.T + 1)))
             self.pz_minall = np.zeros(self.T + 1)
         self._table4, self.table = _sparse_min_padded(fr)
         # per-slot worker capacity of each type, summed and maxed over servers, with window minima:
         # necessary conditions for N workers (distributed: total >= N; colocated: some server >= N)
-        cw = np.stack([np.maximum(_copies(np.moveaxis(fr, 1, 2), e), 0) for e in self.e])  # [M, H, T]
+        cw = _time_major(np.stack([np.maximum(_copies(np.moveaxis(fr, 1, 2), e), 0) for e in self.e]))  # [M, H, T]
         self._tot3, self.tot_table = _sparse_min_padded(np.minimum(cw, 10**6).sum(axis=1).astype(float))
         self._max3, self.max_table = _sparse_min_padded(cw.max(axis=1).astype(float))
         self._cw_slot = cw
-        if len(self.z):
-            cz = np.stack([np.maximum(_copies(np.moveaxis(fr, 1, 2), z), 0) for z in self.z])  # [P, H, T]
-            self.ps_max_table = _sparse_min(cz.max(axis=1).astype(float))
-        else:
-            self.ps_max_table = _sparse_min(np.zeros((1, self.T)))
         self._pe_slot = pe
         self._pz_slot = pz if len(self.z) else None
-        self._cz_slot = cz if len(self.z) else None
         self._cheapest: dict[int, np.ndarray] = {}
         self._cheapest_F: dict[int, np.ndarray] = {}  # per-slot cheapest-N costs behind `_cheapest`
         self._prefix_stale: dict[int, tuple[int, int]] = {}  # m -> slots [s, e) changed since `_cheapest[m]`
@@ -276,6 +271,34 @@ class PricedWindow:
         self._kok = np.zeros(len(self.e), dtype=bool)
         self._kstale: dict[int, tuple[int, int]] = {}
         self._kconst: tuple | None = None
+
+    # read only by tests and callers outside the search: computed on read from the current per-slot values
+    # (the same operations as a new window), so that `update` does not maintain them
+    @property
+    def pe_min(self) -> np.ndarray:
+        """Prefix sums over slots of the cheapest type-m worker price over all servers: [M, T + 1]."""
+        return np.concatenate([np.zeros((len(self.e), 1)), np.cumsum(self._pe_slot.min(axis=1), axis=1)], axis=1)
+
+    @property
+    def pz_min(self) -> np.ndarray:
+        """Prefix sums over slots of the cheapest type-p PS price over all servers: [P, T + 1]."""
+        if not len(self.z):
+            return np.zeros((1, self.T + 1))
+        return np.concatenate([np.zeros((len(self.z), 1)), np.cumsum(self._pz_slot.min(axis=1), axis=1)], axis=1)
+
+    @property
+    def _cz_slot(self) -> np.ndarray | None:
+        """Per-slot PS capacity of each type [P, H, T] (None without PS types)."""
+        if not len(self.z):
+            return None
+        ft = np.moveaxis(self.table[0], 1, 2)
+        return np.stack([np.maximum(_copies(ft, z), 0) for z in self.z])
+
+    @property
+    def ps_max_table(self) -> list[np.ndarray]:
+        """Sparse table of minima of the largest per-server PS capacity per type: levels of [P, T - 2**k + 1]."""
+        cz = self._cz_slot
+        return _sparse_min(np.zeros((1, self.T)) if cz is None else cz.max(axis=1).astype(float))
 
     def update(self, price: np.ndarray, free: np.ndarray, start: int, end: int, rows: np.ndarray) -> None:
         """Bring the window up to date after the prices and free capacity of the servers ``rows`` changed in
@@ -299,13 +322,12 @@ class PricedWindow:
         pe = np.einsum("hrt,mr->mht", pr, self.e)
         self._pe_slot[sub] = pe
         self.pe[:, rows, s + 1:] = _resume_cumsum(self.pe[:, rows, s], self._pe_slot[:, rows, s:])
-        self.pe_min[:, s + 1:] = _resume_cumsum(self.pe_min[:, s], self._pe_slot[:, :, s:].min(axis=1))
         if len(self.z):
             pz = np.einsum("hrt,pr->pht", pr, self.z)
             self._pz_slot[np.ix_(np.arange(len(self.z)), rows, np.arange(s, e))] = pz
             self.pz[:, rows, s + 1:] = _resume_cumsum(self.pz[:, rows, s], self._pz_slot[:, rows, s:])
-            self.pz_min[:, s + 1:] = _resume_cumsum(self.pz_min[:, s], self._pz_slot[:, :, s:].min(axis=1))
-            self.pz_minall[s + 1:] = _resume_cumsum(self.pz_minall[s], self._pz_slot[:, :, s:].min(axis=(0, 1)))
+            self._pz_slotmin[s:e] = self._pz_slot[:, :, s:e].min(axis=(0, 1))  # only these slots changed
+            self.pz_minall[s + 1:] = _resume_cumsum(self.pz_minall[s], self._pz_slotmin[s:])
         self.table[0][rows, :, s:e] = fr
         _patch_sparse_min(self.table, s, e, rows)
         ft = np.moveaxis(fr, 1, 2)
@@ -315,11 +337,6 @@ class PricedWindow:
         _patch_sparse_min(self.tot_table, s, e)
         self.max_table[0][:, s:e] = cw.max(axis=1).astype(float)
         _patch_sparse_min(self.max_table, s, e)
-        if len(self.z):
-            self._cz_slot[np.ix_(np.arange(len(self.z)), rows, np.arange(s, e))] = np.stack(
-                [np.maximum(_copies(ft, x), 0) for x in self.z])
-            self.ps_max_table[0][:, s:e] = self._cz_slot[:, :, s:e].max(axis=1).astype(float)
-            _patch_sparse_min(self.ps_max_table, s, e)
         for m in np.flatnonzero(self._kok):  # refreshed when next read (`kernel_state`)
             a, b = self._kstale.get(int(m), (s, e))
             self._kstale[int(m)] = (min(a, s), max(b, e))
@@ -373,12 +390,12 @@ class PricedWindow:
         for m in ms:
             m = int(m)
             if not self._kok[m]:
-                kernels.refresh_prefix(self._kpref[m], self._kF[m], self._pe_slot[m], self._cw_slot[m], 0, self.T)
+                kernels.refresh_prefix(self._kpref[m], self._kF[m], self._pe_slot[m].T, self._cw_slot[m].T, 0, self.T)
                 self._kok[m] = True
                 self._kstale.pop(m, None)
             elif m in self._kstale:
                 s, e = self._kstale.pop(m)
-                kernels.refresh_prefix(self._kpref[m], self._kF[m], self._pe_slot[m], self._cw_slot[m], s, e)
+                kernels.refresh_prefix(self._kpref[m], self._kF[m], self._pe_slot[m].T, self._cw_slot[m].T, s, e)
         if self._kconst is None:
             M, R = self.e.shape
             P = max(1, len(self.z))
@@ -531,16 +548,30 @@ def _cheapest_n(unit: np.ndarray, cap: np.ndarray, nmax: int) -> np.ndarray:
 
 
 def _sparse_min_padded(a: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
-    """`_sparse_min` stored in one array [levels, ...] padded with inf (for the compiled kernel), and the
-    levels as views into it (what `_sparse_min` returns; patching a view patches the array)."""
+    """`_sparse_min` of ``a`` [X..., T] stored slot-major in one array [levels, T, X...] padded with inf (what
+    the compiled kernel reads), and the levels as views into it in the layout of `_sparse_min` (patching a
+    view patches the array)."""
     levels = _sparse_min(a)
-    arr = np.full((len(levels), *a.shape), np.inf)
+    arr = np.full((len(levels), a.shape[-1], *a.shape[:-1]), np.inf)
     views = []
     for k, lvl in enumerate(levels):
-        v = arr[k, ..., :lvl.shape[-1]]
+        v = np.moveaxis(arr[k, :lvl.shape[-1]], 0, -1)
         v[...] = lvl
         views.append(v)
     return arr, views
+
+
+def _time_major(a: np.ndarray) -> np.ndarray:
+    """``a`` [X, H, T] as a view [X, H, T] of a slot-major array [X, T, H] (reach the latter through
+    `_slot_major`)."""
+    return np.ascontiguousarray(np.moveaxis(a, 2, 1)).transpose(0, 2, 1)
+
+
+def _slot_major(view: np.ndarray) -> np.ndarray:
+    """The slot-major array [X, T, H] behind a `_time_major` view (no copy)."""
+    out = view.transpose(0, 2, 1)
+    assert out.flags.c_contiguous
+    return out
 
 
 def _sparse_min(a: np.ndarray) -> list[np.ndarray]:
@@ -911,7 +942,7 @@ def _search_compiled(instance: Instance, job: Job, cf: Configs, w: PricedWindow,
     ps_arch = instance.architecture == "ps"
     found, c, t, cost, srv, g, s, _ = kernels.search_kernel(
         gq, gm, gn, gd, mem_ptr, mem_idx, cf.p, np.ascontiguousarray(ts, dtype=np.int64), w.T, ps_arch, pref,
-        maxt, tott, table, w.pe, w.pz, w.pz_minall, w.e, z, bw, B, float(B.max()), inv, off, zmax, idle,
+        maxt, tott, table, _slot_major(w.pe), _slot_major(w.pz), w.pz_minall, w.e, z, bw, B, float(B.max()), inv, off, zmax, idle,
         float(cutoff), int(batch), int(pref.shape[2] - 1))
     if not found:
         return None
@@ -923,10 +954,10 @@ def _search_compiled(instance: Instance, job: Job, cf: Configs, w: PricedWindow,
         H = w.pe.shape[1]
         wh, wc = np.empty(H + 1, dtype=np.int64), np.empty(H + 1, dtype=np.int64)
         if ps_arch:
-            k = kernels.fill_dps(table, w.pe, w.e, m, n, t, d, srv, int(g), wh, wc)
+            k = kernels.fill_dps(table, _slot_major(w.pe), w.e, m, n, t, d, srv, int(g), wh, wc)
             ps = {srv: int(s)}
         else:
-            _, k = kernels._eval_dra(table, w.pe, w.e, m, n, t, d, np.empty((H, w.e.shape[1])), np.empty(H),
+            _, k = kernels._eval_dra(table, _slot_major(w.pe), w.e, m, n, t, d, np.empty((H, w.e.shape[1])), np.empty(H),
                                      np.empty(H, dtype=np.int64), wh, wc)
             ps = {}
         workers = {int(wh[i]): int(wc[i]) for i in range(k)}

@@ -225,9 +225,10 @@ def max_weight_batch(instance: Instance, jobs: Sequence[Job | int], window: tupl
     u: dict[int, float] = {}
     costs: dict[int, float] = {}
     ctx = None
+    free = cap[:, :, None] - beta  # kept current below, only in the slots a placement changed
     for j in js:
         if ctx is None:
-            ctx = PricedWindow(instance, delta, cap[:, :, None] - beta, int(window[0]), int(window[1]))
+            ctx = PricedWindow(instance, delta, free, int(window[0]), int(window[1]))
         pl = search(instance, j, delta, None, window, configs=configs[j.id], ctx=ctx,
                     cutoff=math.inf if exact_costs else j.weight)
         cost = pl.cost if pl is not None else math.inf
@@ -238,10 +239,11 @@ def max_weight_batch(instance: Instance, jobs: Sequence[Job | int], window: tupl
             _reserve(instance, beta, pl)
             lo, hi = pl.start, pl.end
             delta[:, :, lo:hi] = prices(beta[:, :, lo:hi], cap, lam)
+            free[:, :, lo:hi] = cap[:, :, None] - beta[:, :, lo:hi]
             # prices and free capacity changed only on the placement's servers and slots
             rows = np.array(sorted(set(pl.workers) | set(pl.ps)), dtype=np.int64)
             if incremental:
-                ctx.update(delta, cap[:, :, None] - beta, lo, hi, rows)
+                ctx.update(delta, free, lo, hi, rows)
             else:
                 ctx = None
     return MaxWeightOutcome(placements, u, costs, delta, beta, (int(window[0]), int(window[1])), lam)
