@@ -140,29 +140,29 @@ class Configs:
     def select(self, mask: np.ndarray) -> Configs:
         return Configs(self.q[mask], self.m[mask], self.p[mask], self.n[mask], self.d[mask])
 
-    def groups(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-        """Distinct (m, n, d), (m, d) and (p, d) rows with the inverse index of each configuration (cached)."""
+    def groups(self) -> dict[str, tuple]:
+        """The groups (q, m, N, d) of configurations that differ only in the PS type (cached):
+        ``"qmnd"``: (rows [G, 4], their columns as four arrays); ``"csr"``: (bounds [G + 1], order), the
+        configurations of group g being ``order[bounds[g]:bounds[g + 1]]`` in increasing index."""
         got = self.__dict__.get("_groups")
         if got is None:
-            got = {}
-            for name, cols in (("mnd", (self.m, self.n, self.d)), ("md", (self.m, self.d)), ("pd", (self.p, self.d))):
-                key = np.zeros(len(self.d), dtype=np.int64)
-                for c in cols:  # exact integer encoding of the tuple (all entries < 2**20)
-                    key = key * (1 << 20) + (c + 1)
-                uniq, first, inv = np.unique(key, return_index=True, return_inverse=True)
-                rows = np.stack([c[first] for c in cols], axis=1)
-                got[name] = (rows, inv.ravel())
             key = ((self.q * 64 + self.m) * (1 << 16) + self.n) * (1 << 24) + self.d
             uniq, first, inv = np.unique(key, return_index=True, return_inverse=True)
             inv = inv.ravel()
-            rows = np.stack([self.q[first], self.m[first], self.n[first], self.d[first]], axis=1)
+            cols = tuple(np.ascontiguousarray(c[first], dtype=np.int64) for c in (self.q, self.m, self.n, self.d))
             order = np.argsort(inv, kind="stable")
-            bounds = np.concatenate([[0], np.cumsum(np.bincount(inv, minlength=len(uniq)))]).tolist()
-            members = [order[a:b] for a, b in itertools.pairwise(bounds)]  # np.split, faster
-            got["qmnd"] = (rows, members)
-            got["qmnd_cols"] = tuple(np.ascontiguousarray(rows[:, i], dtype=np.int64) for i in range(4))
-            got["csr"] = (np.asarray(bounds, dtype=np.int64), np.ascontiguousarray(order, dtype=np.int64))
+            bounds = np.concatenate([[0], np.cumsum(np.bincount(inv, minlength=len(uniq)))])
+            got = {"qmnd": (np.stack(cols, axis=1), cols), "csr": (bounds.astype(np.int64), order.astype(np.int64))}
             object.__setattr__(self, "_groups", got)
+        return got
+
+    def members(self) -> list[np.ndarray]:
+        """The configurations of each group (`groups`) as a list of arrays (cached; the numpy search's view)."""
+        got = self.__dict__.get("_members")
+        if got is None:
+            bounds, order = self.groups()["csr"]
+            got = [order[a:b] for a, b in itertools.pairwise(bounds.tolist())]  # np.split, faster
+            object.__setattr__(self, "_members", got)
         return got
 
 
@@ -824,7 +824,7 @@ def search(instance: Instance, job: Job, price: np.ndarray, free: np.ndarray, wi
     # Lower bounds per group g = (q, m, N, d) (the PS types of a group share one row) and start t: the
     # cheapest N worker slots per slot plus the fewest PSs at the cheapest PS price per slot, summed over
     # the window; inf where the window's capacity cannot hold N workers at all.
-    G, members = grp["qmnd"]
+    G, members = grp["qmnd"][0], cf.members()
     gq, gm, gn, gd = G[:, 0], G[:, 1], G[:, 2], G[:, 3]
     end = ts[None, :] + gd[:, None]
     valid = end <= Tw
@@ -935,7 +935,8 @@ def _search_compiled(instance: Instance, job: Job, cf: Configs, w: PricedWindow,
     """`search` through the compiled kernel (`kernels.search_kernel`): the same candidates in the same order,
     the same bounds and evaluations, so the same placement; the placement's dictionaries are rebuilt here in
     the reference's insertion order."""
-    (G, _), (gq, gm, gn, gd), mem_ptr, mem_idx = cf.groups()["qmnd"], cf.groups()["qmnd_cols"], *cf.groups()["csr"]
+    grp = cf.groups()
+    (gq, gm, gn, gd), (mem_ptr, mem_idx) = grp["qmnd"][1], grp["csr"]
     ms = np.unique(gm)
     nmax = int(cf.n.max())
     pref, table, maxt, tott, (inv, off, zmax, idle, bw, B, z) = w.kernel_state(ms, nmax)

@@ -238,10 +238,10 @@ def max_weight_batch(instance: Instance, jobs: Sequence[Job | int], window: tupl
             placements[j.id] = pl
             _reserve(instance, beta, pl)
             lo, hi = pl.start, pl.end
-            delta[:, :, lo:hi] = prices(beta[:, :, lo:hi], cap, lam)
-            free[:, :, lo:hi] = cap[:, :, None] - beta[:, :, lo:hi]
             # prices and free capacity changed only on the placement's servers and slots
             rows = np.array(sorted(set(pl.workers) | set(pl.ps)), dtype=np.int64)
+            delta[rows, :, lo:hi] = prices(beta[rows, :, lo:hi], cap[rows], lam)
+            free[rows, :, lo:hi] = cap[rows, :, None] - beta[rows, :, lo:hi]
             if incremental:
                 ctx.update(delta, free, lo, hi, rows)
             else:
@@ -250,7 +250,8 @@ def max_weight_batch(instance: Instance, jobs: Sequence[Job | int], window: tupl
 
 
 def _reserve(instance: Instance, usage: np.ndarray, pl: Placement) -> None:
-    usage[:, :, pl.start:pl.end] += pl.demand(instance)[:, :, None]
+    rows = np.array(sorted(set(pl.workers) | set(pl.ps)), dtype=np.int64)  # the others add zero
+    usage[rows, :, pl.start:pl.end] += pl.demand(instance)[rows, :, None]
 
 
 # ---- A_dual (Alg. 2) ----------------------------------------------------------------------------
@@ -441,20 +442,32 @@ class OnlineScheduler(OnlinePolicy[Job]):
 
     def _deadline(self, t: int, next_start: int | None, window_start: int) -> None:
         keep = []
+        cap, lam = self.inst.capacity, self._lam()
+        delta = free = ctx = None  # prices, free capacity and their window, built once and kept current
         for j in sorted(self.pending, key=lambda j: (j.arrival, j.id)):
             shortest = _shortest(self.inst, j, self.configs)
             if next_start is not None and next_start + shortest <= self.T:
                 keep.append(j)
                 continue
             usage = self.ledger.usage
-            delta = prices(usage, self.inst.capacity, self._lam())
-            free = self.inst.capacity[:, :, None] - usage
-            pl = search(self.inst, j, delta, free, (window_start, self.T), configs=self.configs[j.id])
+            if delta is None or mincost.REFERENCE:  # the reference prices the whole ledger for every job
+                delta = prices(usage, cap, lam)
+                free = cap[:, :, None] - usage
+                ctx = None
+            if ctx is None and window_start < self.T:
+                ctx = PricedWindow(self.inst, delta, free, window_start, self.T)
+            pl = search(self.inst, j, delta, free, (window_start, self.T), configs=self.configs[j.id], ctx=ctx)
             if pl is None:
                 self.rejected.append(j.id)
                 self.commit(j.id, {"rejected": True, "reason": "no room before the horizon"})
             else:
                 self._commit(pl, forced=True)
+                if not mincost.REFERENCE:  # only the placement's servers and slots changed
+                    rows = np.array(sorted(set(pl.workers) | set(pl.ps)), dtype=np.int64)
+                    delta[rows, :, pl.start:pl.end] = prices(usage[rows, :, pl.start:pl.end], cap[rows], lam)
+                    free[rows, :, pl.start:pl.end] = cap[rows, :, None] - usage[rows, :, pl.start:pl.end]
+                    if ctx is not None:
+                        ctx.update(delta, free, pl.start, pl.end, rows)
         self.pending = keep
 
     def _commit(self, pl: Placement, forced: bool = False) -> None:
