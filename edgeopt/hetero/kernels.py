@@ -369,11 +369,15 @@ def _better(cost, comp, nodes, c, bcost, bcomp, bnodes, bc) -> bool:
 @nb.njit(**_JIT)
 def search_kernel(gq, gm, gn, gd, mem_ptr, mem_idx, cfp, ts, Tw: int, ps_arch: bool, pref, maxt, tott, table,
                   pe, pz, pzminall, e, z, bw, Bps, Bmax: float, inv, off, zmax, idle_room, cutoff: float,
-                  batch: int, nmax_w: int):
+                  batch: int, nmax_w: int, ckeys, cstamp, cvals, changed, clock: int):
     """The search of `mincost.search` for one job (see there); returns
     ``(found, config, start, cost, server, g, s, n_evaluated)``: for a colocated best ``server`` is its
     server; for a distributed PS best the PS server, its worker count g and PS count s; for Ring-AllReduce
-    distributed -1 (the caller rebuilds the placement)."""
+    distributed -1 (the caller rebuilds the placement).
+
+    ``ckeys``/``cstamp``/``cvals`` [C], [C], [C, nmax_w + 1]: the window's direct-mapped cache of second-stage
+    columns (`_window_worker_n`), valid while no slot of their window changed after ``cstamp``;
+    ``changed`` [T]: the clock of each slot's last change; ``clock``: the clock now."""
     G = gq.shape[0]
     S = ts.shape[0]
     H = pe.shape[2]
@@ -451,9 +455,7 @@ def search_kernel(gq, gm, gn, gd, mem_ptr, mem_idx, cfp, ts, Tw: int, ps_arch: b
     room_buf = np.empty((S * H, R))
     n_eval = 0
     cnt = np.zeros(6, dtype=np.int64)
-    fcache = {np.int64(-1): np.int64(-1)}  # (m, d, start) -> row of fbuf: `_window_worker_n` columns so far
-    fbuf = np.empty((16, nmax_w + 1))
-    nf_used = 0
+    cmask = ckeys.shape[0] - 1
     nc = ncand
     while nc > 0:
         if have or np.isfinite(best_cost):
@@ -586,20 +588,19 @@ def search_kernel(gq, gm, gn, gd, mem_ptr, mem_idx, cfp, ts, Tw: int, ps_arch: b
                             b_srv, b_g, b_s = bt_h, n, 1 if p >= 0 else 0
             else:
                 cnt[1] += 1
+                # the column serves every N of this (m, d, start), in this search and the next ones
+                # until a reservation changes a slot of [t0, t0 + d) (`PricedWindow.update` stamps them)
                 fkey = (m * (Tw + 1) + d) * (Tw + 1) + t0
-                row = -1
-                if fkey in fcache:
-                    row = fcache[fkey]
-                if row < 0:  # the column serves every N of this (m, d, t0)
-                    if nf_used == fbuf.shape[0]:
-                        grown = np.empty((2 * fbuf.shape[0], nmax_w + 1))
-                        grown[:nf_used] = fbuf
-                        fbuf = grown
-                    _window_worker_n(table, pe, e, m, n, t0, d, nmax_w, mf, om, cwf, fbuf[nf_used])
-                    row = nf_used
-                    fcache[fkey] = row
-                    nf_used += 1
-                lbw2 = fbuf[row, n]
+                slot = (fkey * 2654435761) & cmask
+                last = 0
+                for t in range(t0, t0 + d):
+                    if changed[t] > last:
+                        last = changed[t]
+                if ckeys[slot] != fkey or cstamp[slot] < last:
+                    _window_worker_n(table, pe, e, m, n, t0, d, nmax_w, mf, om, cwf, cvals[slot])
+                    ckeys[slot] = fkey
+                    cstamp[slot] = clock
+                lbw2 = cvals[slot, n]
                 lb2 = lbw2
                 if ps_arch:
                     s_min = max(1.0, math.ceil((n - mxa[g, ti]) * bw[m] / Bmax - EPS))

@@ -271,6 +271,9 @@ class PricedWindow:
         self._kok = np.zeros(len(self.e), dtype=bool)
         self._kstale: dict[int, tuple[int, int]] = {}
         self._kconst: tuple | None = None
+        self._kclock = 1  # update counter; `_kchanged[t]`: its value when slot t last changed
+        self._kchanged = np.zeros(self.T, dtype=np.int64)
+        self._kcache: tuple | None = None  # the kernel's cache of second-stage columns (`kernel_state`)
 
     # read only by tests and callers outside the search: computed on read from the current per-slot values
     # (the same operations as a new window), so that `update` does not maintain them
@@ -337,6 +340,8 @@ class PricedWindow:
         _patch_sparse_min(self.tot_table, s, e)
         self.max_table[0][:, s:e] = cw.max(axis=1).astype(float)
         _patch_sparse_min(self.max_table, s, e)
+        self._kclock += 1
+        self._kchanged[s:e] = self._kclock
         for m in np.flatnonzero(self._kok):  # refreshed when next read (`kernel_state`)
             a, b = self._kstale.get(int(m), (s, e))
             self._kstale[int(m)] = (min(a, s), max(b, e))
@@ -387,6 +392,9 @@ class PricedWindow:
             self._kF = np.zeros((len(self.e), self._knmax + 1, self.T))
             self._kok[:] = False
             self._kstale.clear()
+            size = 1 << 13
+            self._kcache = (np.full(size, -1, dtype=np.int64), np.zeros(size, dtype=np.int64),
+                            np.empty((size, self._knmax + 1)))
         for m in ms:
             m = int(m)
             if not self._kok[m]:
@@ -410,7 +418,7 @@ class PricedWindow:
             z = self.z if len(self.z) else np.zeros((0, R))
             self._kconst = (np.ascontiguousarray(inv, dtype=float), np.ascontiguousarray(off, dtype=float),
                             np.asarray(zmax, dtype=float), idle.astype(float), bw, B, z)
-        return self._kpref, self._table4, self._max3, self._tot3, self._kconst
+        return self._kpref, self._table4, self._max3, self._tot3, self._kconst, self._kcache
 
     def window_cheapest(self, m: int, d: int, nmax: int) -> np.ndarray:
         """Cost of the N cheapest type-m workers kept on their servers over [t, t+d), for every start t
@@ -939,12 +947,12 @@ def _search_compiled(instance: Instance, job: Job, cf: Configs, w: PricedWindow,
     (gq, gm, gn, gd), (mem_ptr, mem_idx) = grp["qmnd"][1], grp["csr"]
     ms = np.unique(gm)
     nmax = int(cf.n.max())
-    pref, table, maxt, tott, (inv, off, zmax, idle, bw, B, z) = w.kernel_state(ms, nmax)
+    pref, table, maxt, tott, (inv, off, zmax, idle, bw, B, z), (ckeys, cstamp, cvals) = w.kernel_state(ms, nmax)
     ps_arch = instance.architecture == "ps"
     found, c, t, cost, srv, g, s, _ = kernels.search_kernel(
         gq, gm, gn, gd, mem_ptr, mem_idx, cf.p, np.ascontiguousarray(ts, dtype=np.int64), w.T, ps_arch, pref,
         maxt, tott, table, _slot_major(w.pe), _slot_major(w.pz), w.pz_minall, w.e, z, bw, B, float(B.max()), inv, off, zmax, idle,
-        float(cutoff), int(batch), int(pref.shape[2] - 1))
+        float(cutoff), int(batch), int(pref.shape[2] - 1), ckeys, cstamp, cvals, w._kchanged, w._kclock)
     if not found:
         return None
     q, m, p, n, d = int(cf.q[c]), int(cf.m[c]), int(cf.p[c]), int(cf.n[c]), int(cf.d[c])
