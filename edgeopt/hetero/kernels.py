@@ -45,8 +45,7 @@ def _copies(free_row, unit) -> float:
         if unit[r] > 0:
             has_pos = True
             v = math.floor((free_row[r] + EPS) / unit[r])
-            if v < best:
-                best = v
+            best = min(best, v)
         elif free_row[r] < -EPS:
             neg = True
     if neg:
@@ -63,7 +62,7 @@ def _minfree(table, t: int, d: int, out) -> None:
     for h in range(H):
         for r in range(R):
             x, y = table[k, t, h, r], table[k, b, h, r]
-            out[h, r] = x if x <= y else y  # np.minimum (free capacities are never NaN)
+            out[h, r] = min(x, y)  # np.minimum (free capacities are never NaN)
 
 
 @nb.njit(**_JIT)
@@ -170,8 +169,7 @@ def _ps_cost_min(pz, p: int, t: int, d: int) -> float:
     best = np.inf
     for h in range(pz.shape[2]):
         v = pz[p, t + d, h] - pz[p, t, h]
-        if v < best:
-            best = v
+        best = min(best, v)
     return best
 
 
@@ -186,13 +184,11 @@ def _ps_room(mf, inv, off, zmax, z, m: int, p: int) -> float:
         for r in range(R):
             x = mf[h, r] + 1e-6 * (1.0 + abs(mf[h, r]) + zmax[r])
             v = math.floor(x * inv[m, p, r]) + off[m, p, r]
-            if v < q:
-                q = v
+            q = min(q, v)
             if not z[p, r] <= x:
                 zfit = False
         v = q if zfit else -1.0
-        if v > best:
-            best = v
+        best = max(best, v)
     return best
 
 
@@ -209,7 +205,7 @@ def _eval_dps(table, pe, pz, e, z, m: int, p: int, n: int, t: int, d: int, b: fl
         c = _copies(mf[h], e[m])
         c = c if c <= n else float(n)
         ci = np.int64(c)
-        cw[h] = ci if ci > 0 else 0
+        cw[h] = max(0, ci)
     order = np.argsort(omega, kind="mergesort")
     order_out[:] = order
     cum = np.empty(H, dtype=np.int64)
@@ -285,7 +281,7 @@ def _eval_dra(table, pe, e, m: int, n: int, t: int, d: int, mf, omega, cw, wh, w
         c = _copies(mf[h], e[m])
         c = c if c <= n else float(n)
         ci = np.int64(c)
-        cw[h] = ci if ci > 0 else 0
+        cw[h] = max(0, ci)
         tot += cw[h]
         if cw[h] > 0:
             used += 1
@@ -334,7 +330,7 @@ def fill_dps(table, pe, e, m: int, n: int, t: int, d: int, nsrv: int, g: int, wh
         c = _copies(mf[h], e[m])
         c = c if c <= n else float(n)
         ci = np.int64(c)
-        cw[h] = ci if ci > 0 else 0
+        cw[h] = max(0, ci)
     order = np.argsort(omega, kind="mergesort")
     x = n - g
     k = 0
@@ -371,9 +367,10 @@ def search_kernel(gq, gm, gn, gd, mem_ptr, mem_idx, cfp, ts, Tw: int, ps_arch: b
                   pe, pz, pzminall, e, z, bw, Bps, Bmax: float, inv, off, zmax, idle_room, cutoff: float,
                   batch: int, nmax_w: int, ckeys, cstamp, cvals, changed, clock: int):
     """The search of `mincost.search` for one job (see there); returns
-    ``(found, config, start, cost, server, g, s, n_evaluated)``: for a colocated best ``server`` is its
+    ``(found, config, start, cost, server, g, s, counters)``: for a colocated best ``server`` is its
     server; for a distributed PS best the PS server, its worker count g and PS count s; for Ring-AllReduce
-    distributed -1 (the caller rebuilds the placement).
+    distributed -1 (the caller rebuilds the placement). ``counters`` [6]: colocated group evaluations,
+    second-stage bound checks, distributed PS evaluations, batches, candidates scanned, candidates.
 
     ``ckeys``/``cstamp``/``cvals`` [C], [C], [C, nmax_w + 1]: the window's direct-mapped cache of second-stage
     columns (`_window_worker_n`), valid while no slot of their window changed after ``cstamp``;
@@ -395,13 +392,13 @@ def search_kernel(gq, gm, gn, gd, mem_ptr, mem_idx, cfp, ts, Tw: int, ps_arch: b
                 continue
             b = t + d - (1 << k)
             x, y = maxt[k, t, m], maxt[k, b, m]
-            mx = x if x <= y else y
+            mx = min(x, y)
             mxa[g, i] = mx
             if q == 1:
                 ok = mx >= n
             else:
                 x, y = tott[k, t, m], tott[k, b, m]
-                ok = (x if x <= y else y) >= n
+                ok = (min(x, y)) >= n
             if ok:
                 valid[g, i] = True
                 ncand += 1
@@ -446,7 +443,6 @@ def search_kernel(gq, gm, gn, gd, mem_ptr, mem_idx, cfp, ts, Tw: int, ps_arch: b
     cwf = np.empty(H)
     cwi = np.empty(H, dtype=np.int64)
     order_buf = np.empty(H, dtype=np.int64)
-    col = np.empty(nmax_w + 1)
     wh = np.empty(H + 1, dtype=np.int64)
     wc = np.empty(H + 1, dtype=np.int64)
     pair_t = np.empty(S * H, dtype=np.int64)
@@ -550,7 +546,7 @@ def search_kernel(gq, gm, gn, gd, mem_ptr, mem_idx, cfp, ts, Tw: int, ps_arch: b
                         ok = True
                         for r in range(R):
                             x, y = table[k, t, h, r], table[k, bb, h, r]
-                            room = (x if x <= y else y) - n * e[m, r]
+                            room = (min(x, y)) - n * e[m, r]
                             if not room >= -EPS:
                                 ok = False
                                 break
@@ -594,8 +590,7 @@ def search_kernel(gq, gm, gn, gd, mem_ptr, mem_idx, cfp, ts, Tw: int, ps_arch: b
                 slot = (fkey * 2654435761) & cmask
                 last = 0
                 for t in range(t0, t0 + d):
-                    if changed[t] > last:
-                        last = changed[t]
+                    last = max(last, changed[t])
                 if ckeys[slot] != fkey or cstamp[slot] < last:
                     _window_worker_n(table, pe, e, m, n, t0, d, nmax_w, mf, om, cwf, cvals[slot])
                     ckeys[slot] = fkey
@@ -607,8 +602,7 @@ def search_kernel(gq, gm, gn, gd, mem_ptr, mem_idx, cfp, ts, Tw: int, ps_arch: b
                     pmin = np.inf
                     for p in range(pz.shape[0]):
                         v = _ps_cost_min(pz, p, t0, d)
-                        if v < pmin:
-                            pmin = v
+                        pmin = min(pmin, v)
                     lb2 += s_min * pmin
                 if np.isinf(lb2) or lb2 > bound or (lb2 == bound and t0 + d > bound_comp):
                     continue
@@ -639,7 +633,7 @@ def search_kernel(gq, gm, gn, gd, mem_ptr, mem_idx, cfp, ts, Tw: int, ps_arch: b
                         nodes = n + ss
                     else:
                         n_eval += 1
-                        cost, kk = _eval_dra(table, pe, e, m, n, t0, d, mf, om, cwi, wh, wc)
+                        cost, _kk = _eval_dra(table, pe, e, m, n, t0, d, mf, om, cwi, wh, wc)
                         hs, gg, ss = -1, 0, 0
                         nodes = n
                     if cost < cutoff and (not have or _better(cost, t0 + d, nodes, c, best_cost, best_comp,

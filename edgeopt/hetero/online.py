@@ -65,12 +65,15 @@ assumptions hold):
   (``exact_costs=False``): the same decisions, far fewer evaluations.
 
 Speed (benchmarks/hetero_online_speed.py, paper preset, 150 servers, T = 300, seed 0, process CPU
-seconds on 2 shared cores): 250 jobs 3.2 s, 1,000 jobs 19.3 s, 4,000 jobs 127 s (12.6 / 19.3 / 31.8 ms
-per job; the former implementation, which rebuilt A_maxweight's priced window after every accepted
-job: 3.5 / 20.7 / 130.5 s). The paper preset itself (300 jobs, T = 150): 3.7 s. Nearly all of it is
-the exact per-job search (`edgeopt.hetero.mincost.search`), and its cost per job grows with the jobs
-because on a fuller cluster far more (configuration, start) pairs pass the first lower bound: per search,
-6 second-stage bound checks and 1.8 colocated group evaluations at 250 jobs, 140 and 14.8 at 1,000.
+seconds on 2 shared cores): 250 / 500 / 1,000 / 2,000 / 4,000 jobs in 0.56 / 1.10 / 3.46 / 10.5 / 21.0 s
+(2.2 / 2.2 / 3.5 / 5.2 / 5.2 ms per job), 5.6-6.1x faster than git a78fcc3 (3.2 / 6.4 / 19.3 / 61.6 /
+127 s), the same objectives. The per-job search (`edgeopt.hetero.mincost.search`) runs in one compiled
+kernel (`edgeopt.hetero.kernels`; the numpy reference is kept, ``mincost.REFERENCE``); a process loads it
+from numba's disk cache in about 0.3 s CPU, or compiles it in about 13 s the first time. The paper preset
+itself (300 jobs, T = 150): 0.56 s (a78fcc3: 2.6-3.7 s). The cost per job still grows with the jobs
+(2.4x from 250 to 4,000): on a fuller cluster more (configuration, start) pairs pass the first lower
+bound, and the kernel evaluates them in the reference's order (per search at 250 / 1,000 / 2,000 jobs:
+1.0 / 136 / 267 second-stage bound checks, 1.8 / 14.8 / 27.8 colocated group evaluations).
 """
 
 from __future__ import annotations
