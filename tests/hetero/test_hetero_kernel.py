@@ -111,3 +111,26 @@ def test_online_with_the_kernel_is_valid_and_matches_the_reference(monkeypatch, 
     assert not FAMILY.check_result(inst, ref)
     assert fast.schedule == ref.schedule
     assert fast.objective == ref.objective
+
+
+def test_kernel_prefix_sums_are_the_numpy_ones_after_updates():
+    """The kernel's cheapest-N prefix sums, refreshed lazily after `PricedWindow.update`, are bitwise those of
+    the numpy `cheapest_prefix` of a window built afresh (row N does not depend on the row count)."""
+    rng = np.random.default_rng(11)
+    inst = generate("paper", seed=11, jobs=6, servers=12, horizon=40)
+    H, R, T = len(inst.servers), len(inst.resources), inst.horizon
+    cap, lam, M = inst.capacity, 1e4, len(inst.worker_types)
+    usage = _random_ledger(inst, rng, fill=0.4)
+    w = PricedWindow(inst, prices(usage, cap, lam), cap[:, :, None] - usage, 3, T)
+    nmax = max(j.chunks for j in inst.jobs)
+    w.kernel_state(range(M), nmax)
+    for _ in range(4):
+        rows = np.sort(rng.choice(H, size=2, replace=False))
+        s = int(rng.integers(0, T - 1))
+        e = int(rng.integers(s + 1, T + 1))
+        usage[rows, :, s:e] += rng.uniform(0, 0.2, (2, R, e - s)) * cap[rows, :, None]
+        w.update(prices(usage, cap, lam), cap[:, :, None] - usage, s, e, rows)
+        fresh = PricedWindow(inst, prices(usage, cap, lam), cap[:, :, None] - usage, 3, T)
+        got = w.kernel_state(range(M), nmax)[0]
+        for m in range(M):
+            assert np.array_equal(got[m][:, :nmax + 1], fresh.cheapest_prefix(m, nmax)[:, :nmax + 1])
