@@ -408,8 +408,7 @@ class PricedWindow:
             M, R = self.e.shape
             P = max(1, len(self.z))
             if len(self.z):
-                self.ps_server_room(0, np.zeros(0, dtype=np.int64), 0, 1)  # builds `_ps_a`
-                inv, off, zmax = self._ps_a
+                inv, off, zmax = self._ps_constants()
                 idle = np.stack([self._room(self.inst.capacity, inv, off, zmax, m, np.arange(P)) for m in range(M)])
             else:
                 inv, off, zmax, idle = np.zeros((M, P, R)), np.zeros((M, P, R)), np.zeros(R), np.zeros((M, P))
@@ -498,16 +497,7 @@ class PricedWindow:
         With ``n`` given, the same bound on the idle cluster (capacities C, cached) is tried first and
         returned alone when it already rules out ``n`` for every p of ``ps``.
         """
-        got = self._ps_a
-        if got is None:
-            b = np.array([t_.bandwidth_mbps for t_ in self.inst.worker_types])
-            B = np.array([t_.bandwidth_mbps for t_ in self.inst.ps_types])
-            a = np.minimum(self.e[:, None, :], (b[:, None] / B[None, :])[:, :, None] * self.z[None, :, :])  # [M,P,R]
-            with np.errstate(divide="ignore"):
-                inv = np.where(a > 0, 1.0 / np.where(a > 0, a, 1.0), 0.0)
-            off = np.where(a > 0, 0.0, np.inf)  # resources a job's PS server does not need to count
-            got = self._ps_a = (inv, off, self.z.max(axis=0) if len(self.z) else np.zeros(self.e.shape[1]))
-        inv, off, zmax = got
+        inv, off, zmax = self._ps_constants()
         if n is not None:
             idle = self._ps_room_idle.get(m)
             if idle is None:  # [P]: the bound on the idle cluster, per worker type as needed
@@ -517,6 +507,19 @@ class PricedWindow:
             if np.all(first < n):
                 return first
         return self._room(self.minfree(t, d), inv, off, zmax, m, ps)
+
+    def _ps_constants(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(1 / a [M, P, R], inf where a = 0 [M, P, R], largest PS demand [R]) of `ps_server_room` (cached)."""
+        got = self._ps_a
+        if got is None:
+            b = np.array([t_.bandwidth_mbps for t_ in self.inst.worker_types])
+            B = np.array([t_.bandwidth_mbps for t_ in self.inst.ps_types])
+            a = np.minimum(self.e[:, None, :], (b[:, None] / B[None, :])[:, :, None] * self.z[None, :, :])  # [M,P,R]
+            with np.errstate(divide="ignore"):
+                inv = np.where(a > 0, 1.0 / np.where(a > 0, a, 1.0), 0.0)
+            off = np.where(a > 0, 0.0, np.inf)  # resources a job's PS server does not need to count
+            got = self._ps_a = (inv, off, self.z.max(axis=0) if len(self.z) else np.zeros(self.e.shape[1]))
+        return got
 
     def _room(self, mf: np.ndarray, inv: np.ndarray, off: np.ndarray, zmax: np.ndarray, m: int, ps: np.ndarray
               ) -> np.ndarray:
