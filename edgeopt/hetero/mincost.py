@@ -65,6 +65,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from edgeopt.hetero import kernels
 from edgeopt.hetero.instance import WORK_RTOL, Instance, Job, comm_slots
 from edgeopt.hetero.schedule import JobSchedule
 
@@ -139,27 +140,29 @@ class Configs:
     def select(self, mask: np.ndarray) -> Configs:
         return Configs(self.q[mask], self.m[mask], self.p[mask], self.n[mask], self.d[mask])
 
-    def groups(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-        """Distinct (m, n, d), (m, d) and (p, d) rows with the inverse index of each configuration (cached)."""
+    def groups(self) -> dict[str, tuple]:
+        """The groups (q, m, N, d) of configurations that differ only in the PS type (cached):
+        ``"qmnd"``: (rows [G, 4], their columns as four arrays); ``"csr"``: (bounds [G + 1], order), the
+        configurations of group g being ``order[bounds[g]:bounds[g + 1]]`` in increasing index."""
         got = self.__dict__.get("_groups")
         if got is None:
-            got = {}
-            for name, cols in (("mnd", (self.m, self.n, self.d)), ("md", (self.m, self.d)), ("pd", (self.p, self.d))):
-                key = np.zeros(len(self.d), dtype=np.int64)
-                for c in cols:  # exact integer encoding of the tuple (all entries < 2**20)
-                    key = key * (1 << 20) + (c + 1)
-                uniq, first, inv = np.unique(key, return_index=True, return_inverse=True)
-                rows = np.stack([c[first] for c in cols], axis=1)
-                got[name] = (rows, inv.ravel())
             key = ((self.q * 64 + self.m) * (1 << 16) + self.n) * (1 << 24) + self.d
             uniq, first, inv = np.unique(key, return_index=True, return_inverse=True)
             inv = inv.ravel()
-            rows = np.stack([self.q[first], self.m[first], self.n[first], self.d[first]], axis=1)
+            cols = tuple(np.ascontiguousarray(c[first], dtype=np.int64) for c in (self.q, self.m, self.n, self.d))
             order = np.argsort(inv, kind="stable")
-            bounds = np.concatenate([[0], np.cumsum(np.bincount(inv, minlength=len(uniq)))]).tolist()
-            members = [order[a:b] for a, b in itertools.pairwise(bounds)]  # np.split, faster
-            got["qmnd"] = (rows, members)
+            bounds = np.concatenate([[0], np.cumsum(np.bincount(inv, minlength=len(uniq)))])
+            got = {"qmnd": (np.stack(cols, axis=1), cols), "csr": (bounds.astype(np.int64), order.astype(np.int64))}
             object.__setattr__(self, "_groups", got)
+        return got
+
+    def members(self) -> list[np.ndarray]:
+        """The configurations of each group (`groups`) as a list of arrays (cached; the numpy search's view)."""
+        got = self.__dict__.get("_members")
+        if got is None:
+            bounds, order = self.groups()["csr"]
+            got = [order[a:b] for a, b in itertools.pairwise(bounds.tolist())]  # np.split, faster
+            object.__setattr__(self, "_members", got)
         return got
 
 
@@ -232,32 +235,27 @@ class PricedWindow:
         H = pr.shape[0]
         # unit cost of one worker of type m (one PS of type p) on server h in slot t
         pe = np.einsum("hrt,mr->mht", pr, self.e)
-        self.pe = np.concatenate([np.zeros((len(self.e), H, 1)), np.cumsum(pe, axis=2)], axis=2)
-        self.pe_min = np.concatenate([np.zeros((len(self.e), 1)), np.cumsum(pe.min(axis=1), axis=1)], axis=1)
+        # Arrays over slots are stored slot-major ([..., T, H], what the compiled kernel reads server after
+        # server) and exposed in the [..., H, T] order of the numpy code as views (`_time_major`).
+        self.pe = _time_major(np.concatenate([np.zeros((len(self.e), H, 1)), np.cumsum(pe, axis=2)], axis=2))
+        pe = _time_major(pe)
         if len(self.z):
-            pz = np.einsum("hrt,pr->pht", pr, self.z)
-            self.pz = np.concatenate([np.zeros((len(self.z), H, 1)), np.cumsum(pz, axis=2)], axis=2)
-            self.pz_min = np.concatenate([np.zeros((len(self.z), 1)), np.cumsum(pz.min(axis=1), axis=1)], axis=1)
-            self.pz_minall = np.concatenate([[0.0], np.cumsum(pz.min(axis=(0, 1)))])
+            pz = _time_major(np.einsum("hrt,pr->pht", pr, self.z))
+            self.pz = _time_major(np.concatenate([np.zeros((len(self.z), H, 1)), np.cumsum(pz, axis=2)], axis=2))
+            self._pz_slotmin = pz.min(axis=(0, 1))  # per slot, cheapest PS of any type on any server
+            self.pz_minall = np.concatenate([[0.0], np.cumsum(self._pz_slotmin)])
         else:
-            self.pz = np.zeros((1, H, self.T + 1))
-            self.pz_min = np.zeros((1, self.T + 1))
+            self.pz = _time_major(np.zeros((1, H, self.T + 1)))
             self.pz_minall = np.zeros(self.T + 1)
-        self.table = _sparse_min(fr)
+        self._table4, self.table = _sparse_min_padded(fr)
         # per-slot worker capacity of each type, summed and maxed over servers, with window minima:
         # necessary conditions for N workers (distributed: total >= N; colocated: some server >= N)
-        cw = np.stack([np.maximum(_copies(np.moveaxis(fr, 1, 2), e), 0) for e in self.e])  # [M, H, T]
-        self.tot_table = _sparse_min(np.minimum(cw, 10**6).sum(axis=1).astype(float))
-        self.max_table = _sparse_min(cw.max(axis=1).astype(float))
+        cw = _time_major(np.stack([np.maximum(_copies(np.moveaxis(fr, 1, 2), e), 0) for e in self.e]))  # [M, H, T]
+        self._tot3, self.tot_table = _sparse_min_padded(np.minimum(cw, 10**6).sum(axis=1).astype(float))
+        self._max3, self.max_table = _sparse_min_padded(cw.max(axis=1).astype(float))
         self._cw_slot = cw
-        if len(self.z):
-            cz = np.stack([np.maximum(_copies(np.moveaxis(fr, 1, 2), z), 0) for z in self.z])  # [P, H, T]
-            self.ps_max_table = _sparse_min(cz.max(axis=1).astype(float))
-        else:
-            self.ps_max_table = _sparse_min(np.zeros((1, self.T)))
         self._pe_slot = pe
         self._pz_slot = pz if len(self.z) else None
-        self._cz_slot = cz if len(self.z) else None
         self._cheapest: dict[int, np.ndarray] = {}
         self._cheapest_F: dict[int, np.ndarray] = {}  # per-slot cheapest-N costs behind `_cheapest`
         self._prefix_stale: dict[int, tuple[int, int]] = {}  # m -> slots [s, e) changed since `_cheapest[m]`
@@ -265,6 +263,45 @@ class PricedWindow:
         self._stale: dict[tuple[int, int], int] = {}  # cache key -> first start column to recompute
         self._ps_a: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None  # for `ps_server_room`, lazily
         self._ps_room_idle: dict[int, np.ndarray] = {}
+        # the compiled search's state (`kernel_state`): cheapest-N prefix sums of every worker type up to
+        # `_knmax` workers, built per worker type when first needed and refreshed lazily after updates
+        self._knmax = 0
+        self._kpref = np.zeros((0, 2, 1, self.T + 1))
+        self._kF = np.zeros((0, 1, self.T))
+        self._kok = np.zeros(len(self.e), dtype=bool)
+        self._kstale: dict[int, tuple[int, int]] = {}
+        self._kconst: tuple | None = None
+        self._kclock = 1  # update counter; `_kchanged[t]`: its value when slot t last changed
+        self._kchanged = np.zeros(self.T, dtype=np.int64)
+        self._kcache: tuple | None = None  # the kernel's cache of second-stage columns (`kernel_state`)
+
+    # read only by tests and callers outside the search: computed on read from the current per-slot values
+    # (the same operations as a new window), so that `update` does not maintain them
+    @property
+    def pe_min(self) -> np.ndarray:
+        """Prefix sums over slots of the cheapest type-m worker price over all servers: [M, T + 1]."""
+        return np.concatenate([np.zeros((len(self.e), 1)), np.cumsum(self._pe_slot.min(axis=1), axis=1)], axis=1)
+
+    @property
+    def pz_min(self) -> np.ndarray:
+        """Prefix sums over slots of the cheapest type-p PS price over all servers: [P, T + 1]."""
+        if not len(self.z):
+            return np.zeros((1, self.T + 1))
+        return np.concatenate([np.zeros((len(self.z), 1)), np.cumsum(self._pz_slot.min(axis=1), axis=1)], axis=1)
+
+    @property
+    def _cz_slot(self) -> np.ndarray | None:
+        """Per-slot PS capacity of each type [P, H, T] (None without PS types)."""
+        if not len(self.z):
+            return None
+        ft = np.moveaxis(self.table[0], 1, 2)
+        return np.stack([np.maximum(_copies(ft, z), 0) for z in self.z])
+
+    @property
+    def ps_max_table(self) -> list[np.ndarray]:
+        """Sparse table of minima of the largest per-server PS capacity per type: levels of [P, T - 2**k + 1]."""
+        cz = self._cz_slot
+        return _sparse_min(np.zeros((1, self.T)) if cz is None else cz.max(axis=1).astype(float))
 
     def update(self, price: np.ndarray, free: np.ndarray, start: int, end: int, rows: np.ndarray) -> None:
         """Bring the window up to date after the prices and free capacity of the servers ``rows`` changed in
@@ -288,13 +325,12 @@ class PricedWindow:
         pe = np.einsum("hrt,mr->mht", pr, self.e)
         self._pe_slot[sub] = pe
         self.pe[:, rows, s + 1:] = _resume_cumsum(self.pe[:, rows, s], self._pe_slot[:, rows, s:])
-        self.pe_min[:, s + 1:] = _resume_cumsum(self.pe_min[:, s], self._pe_slot[:, :, s:].min(axis=1))
         if len(self.z):
             pz = np.einsum("hrt,pr->pht", pr, self.z)
             self._pz_slot[np.ix_(np.arange(len(self.z)), rows, np.arange(s, e))] = pz
             self.pz[:, rows, s + 1:] = _resume_cumsum(self.pz[:, rows, s], self._pz_slot[:, rows, s:])
-            self.pz_min[:, s + 1:] = _resume_cumsum(self.pz_min[:, s], self._pz_slot[:, :, s:].min(axis=1))
-            self.pz_minall[s + 1:] = _resume_cumsum(self.pz_minall[s], self._pz_slot[:, :, s:].min(axis=(0, 1)))
+            self._pz_slotmin[s:e] = self._pz_slot[:, :, s:e].min(axis=(0, 1))  # only these slots changed
+            self.pz_minall[s + 1:] = _resume_cumsum(self.pz_minall[s], self._pz_slotmin[s:])
         self.table[0][rows, :, s:e] = fr
         _patch_sparse_min(self.table, s, e, rows)
         ft = np.moveaxis(fr, 1, 2)
@@ -304,11 +340,11 @@ class PricedWindow:
         _patch_sparse_min(self.tot_table, s, e)
         self.max_table[0][:, s:e] = cw.max(axis=1).astype(float)
         _patch_sparse_min(self.max_table, s, e)
-        if len(self.z):
-            self._cz_slot[np.ix_(np.arange(len(self.z)), rows, np.arange(s, e))] = np.stack(
-                [np.maximum(_copies(ft, x), 0) for x in self.z])
-            self.ps_max_table[0][:, s:e] = self._cz_slot[:, :, s:e].max(axis=1).astype(float)
-            _patch_sparse_min(self.ps_max_table, s, e)
+        self._kclock += 1
+        self._kchanged[s:e] = self._kclock
+        for m in np.flatnonzero(self._kok):  # refreshed when next read (`kernel_state`)
+            a, b = self._kstale.get(int(m), (s, e))
+            self._kstale[int(m)] = (min(a, s), max(b, e))
         for m in self._cheapest_F:  # refreshed when next read (`cheapest_prefix`)
             a, b = self._prefix_stale.get(m, (s, e))
             self._prefix_stale[m] = (min(a, s), max(b, e))
@@ -344,6 +380,44 @@ class PricedWindow:
                         np.concatenate([zero, np.cumsum(bad, axis=1)], axis=1)])
         self._cheapest[m] = out
         return out
+
+    def kernel_state(self, ms: Iterable[int], nmax: int) -> tuple:
+        """What `kernels.search_kernel` reads besides the job: the cheapest-N prefix sums [M, 2, K + 1, T + 1]
+        (K >= ``nmax``; current for the worker types ``ms``; `cheapest_prefix` holds the same numbers, and
+        its row N does not depend on K >= N), the padded sparse tables of free capacity [L, H, R, T] and of
+        per-type worker counts [L, M, T], and the constants of the PS-server room bound."""
+        if nmax > self._knmax:  # (re)allocate for more workers; everything is rebuilt when next read
+            self._knmax = max(nmax, max((j.chunks for j in self.inst.jobs), default=1))
+            self._kpref = np.zeros((len(self.e), 2, self._knmax + 1, self.T + 1))
+            self._kF = np.zeros((len(self.e), self._knmax + 1, self.T))
+            self._kok[:] = False
+            self._kstale.clear()
+            size = 1 << 13
+            self._kcache = (np.full(size, -1, dtype=np.int64), np.zeros(size, dtype=np.int64),
+                            np.empty((size, self._knmax + 1)))
+        for m in ms:
+            m = int(m)
+            if not self._kok[m]:
+                kernels.refresh_prefix(self._kpref[m], self._kF[m], self._pe_slot[m].T, self._cw_slot[m].T, 0, self.T)
+                self._kok[m] = True
+                self._kstale.pop(m, None)
+            elif m in self._kstale:
+                s, e = self._kstale.pop(m)
+                kernels.refresh_prefix(self._kpref[m], self._kF[m], self._pe_slot[m].T, self._cw_slot[m].T, s, e)
+        if self._kconst is None:
+            M, R = self.e.shape
+            P = max(1, len(self.z))
+            if len(self.z):
+                inv, off, zmax = self._ps_constants()
+                idle = np.stack([self._room(self.inst.capacity, inv, off, zmax, m, np.arange(P)) for m in range(M)])
+            else:
+                inv, off, zmax, idle = np.zeros((M, P, R)), np.zeros((M, P, R)), np.zeros(R), np.zeros((M, P))
+            bw = np.array([t_.bandwidth_mbps for t_ in self.inst.worker_types], dtype=float)
+            B = np.array([t_.bandwidth_mbps for t_ in self.inst.ps_types] or [1.0], dtype=float)
+            z = self.z if len(self.z) else np.zeros((0, R))
+            self._kconst = (np.ascontiguousarray(inv, dtype=float), np.ascontiguousarray(off, dtype=float),
+                            np.asarray(zmax, dtype=float), idle.astype(float), bw, B, z)
+        return self._kpref, self._table4, self._max3, self._tot3, self._kconst, self._kcache
 
     def window_cheapest(self, m: int, d: int, nmax: int) -> np.ndarray:
         """Cost of the N cheapest type-m workers kept on their servers over [t, t+d), for every start t
@@ -423,16 +497,7 @@ class PricedWindow:
         With ``n`` given, the same bound on the idle cluster (capacities C, cached) is tried first and
         returned alone when it already rules out ``n`` for every p of ``ps``.
         """
-        got = self._ps_a
-        if got is None:
-            b = np.array([t_.bandwidth_mbps for t_ in self.inst.worker_types])
-            B = np.array([t_.bandwidth_mbps for t_ in self.inst.ps_types])
-            a = np.minimum(self.e[:, None, :], (b[:, None] / B[None, :])[:, :, None] * self.z[None, :, :])  # [M,P,R]
-            with np.errstate(divide="ignore"):
-                inv = np.where(a > 0, 1.0 / np.where(a > 0, a, 1.0), 0.0)
-            off = np.where(a > 0, 0.0, np.inf)  # resources a job's PS server does not need to count
-            got = self._ps_a = (inv, off, self.z.max(axis=0) if len(self.z) else np.zeros(self.e.shape[1]))
-        inv, off, zmax = got
+        inv, off, zmax = self._ps_constants()
         if n is not None:
             idle = self._ps_room_idle.get(m)
             if idle is None:  # [P]: the bound on the idle cluster, per worker type as needed
@@ -442,6 +507,19 @@ class PricedWindow:
             if np.all(first < n):
                 return first
         return self._room(self.minfree(t, d), inv, off, zmax, m, ps)
+
+    def _ps_constants(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(1 / a [M, P, R], inf where a = 0 [M, P, R], largest PS demand [R]) of `ps_server_room` (cached)."""
+        got = self._ps_a
+        if got is None:
+            b = np.array([t_.bandwidth_mbps for t_ in self.inst.worker_types])
+            B = np.array([t_.bandwidth_mbps for t_ in self.inst.ps_types])
+            a = np.minimum(self.e[:, None, :], (b[:, None] / B[None, :])[:, :, None] * self.z[None, :, :])  # [M,P,R]
+            with np.errstate(divide="ignore"):
+                inv = np.where(a > 0, 1.0 / np.where(a > 0, a, 1.0), 0.0)
+            off = np.where(a > 0, 0.0, np.inf)  # resources a job's PS server does not need to count
+            got = self._ps_a = (inv, off, self.z.max(axis=0) if len(self.z) else np.zeros(self.e.shape[1]))
+        return got
 
     def _room(self, mf: np.ndarray, inv: np.ndarray, off: np.ndarray, zmax: np.ndarray, m: int, ps: np.ndarray
               ) -> np.ndarray:
@@ -461,12 +539,9 @@ def _cheapest_n(unit: np.ndarray, cap: np.ndarray, nmax: int) -> np.ndarray:
     pr = np.where(cw > 0, unit, np.inf)
     H = cw.shape[0]
     top = min(nmax, H)
-    if top < H:
-        part = np.argpartition(pr, top - 1, axis=0)[:top]
-        sub = np.take_along_axis(pr, part, axis=0)
-        order = np.take_along_axis(part, np.argsort(sub, axis=0, kind="stable"), axis=0)
-    else:
-        order = np.argsort(pr, axis=0, kind="stable")
+    # the whole stable order (ties by server index), not argpartition: tied prices summed in another order
+    # can round differently, and the compiled kernel (`kernels.cheapest_n_column`) follows this order
+    order = np.argsort(pr, axis=0, kind="stable")[:top]
     cw_s = np.take_along_axis(cw, order, axis=0).astype(float)  # [top, X]
     pr_s = np.take_along_axis(unit, order, axis=0)
     cum = np.cumsum(cw_s, axis=0)
@@ -481,6 +556,33 @@ def _cheapest_n(unit: np.ndarray, cap: np.ndarray, nmax: int) -> np.ndarray:
         F = cbefore + (ns[:, None] - before) * pr_s[kk, cols]
     F = np.where(k >= top, np.inf, F)
     return np.vstack([np.zeros((1, F.shape[1])), F])
+
+
+def _sparse_min_padded(a: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+    """`_sparse_min` of ``a`` [X..., T] stored slot-major in one array [levels, T, X...] padded with inf (what
+    the compiled kernel reads), and the levels as views into it in the layout of `_sparse_min` (patching a
+    view patches the array)."""
+    levels = _sparse_min(a)
+    arr = np.full((len(levels), a.shape[-1], *a.shape[:-1]), np.inf)
+    views = []
+    for k, lvl in enumerate(levels):
+        v = np.moveaxis(arr[k, :lvl.shape[-1]], 0, -1)
+        v[...] = lvl
+        views.append(v)
+    return arr, views
+
+
+def _time_major(a: np.ndarray) -> np.ndarray:
+    """``a`` [X, H, T] as a view [X, H, T] of a slot-major array [X, T, H] (reach the latter through
+    `_slot_major`)."""
+    return np.ascontiguousarray(np.moveaxis(a, 2, 1)).transpose(0, 2, 1)
+
+
+def _slot_major(view: np.ndarray) -> np.ndarray:
+    """The slot-major array [X, T, H] behind a `_time_major` view (no copy)."""
+    out = view.transpose(0, 2, 1)
+    assert out.flags.c_contiguous
+    return out
 
 
 def _sparse_min(a: np.ndarray) -> list[np.ndarray]:
@@ -727,11 +829,13 @@ def search(instance: Instance, job: Job, price: np.ndarray, free: np.ndarray, wi
     w = ctx if ctx is not None and (ctx.lo, ctx.hi) == (lo, hi) else PricedWindow(instance, price, free, lo, hi)
     Tw = w.T
     ts = np.array([first - lo]) if start is not None else np.arange(first - lo, Tw)
+    if not REFERENCE:
+        return _search_compiled(instance, job, cf, w, ts, cutoff, batch)
     S = len(ts)
     # Lower bounds per group g = (q, m, N, d) (the PS types of a group share one row) and start t: the
     # cheapest N worker slots per slot plus the fewest PSs at the cheapest PS price per slot, summed over
     # the window; inf where the window's capacity cannot hold N workers at all.
-    G, members = grp["qmnd"]
+    G, members = grp["qmnd"][0], cf.members()
     gq, gm, gn, gd = G[:, 0], G[:, 1], G[:, 2], G[:, 3]
     end = ts[None, :] + gd[:, None]
     valid = end <= Tw
@@ -771,7 +875,7 @@ def search(instance: Instance, job: Job, price: np.ndarray, free: np.ndarray, wi
                 break
         if cand.size > batch:
             key = c_lb + c_comp * 1e-9 * (1.0 + np.abs(c_lb))
-            pick = np.argpartition(key, batch)[:batch]
+            pick = _smallest(key, batch)
         else:
             pick = np.arange(cand.size)
         pick = pick[np.lexsort((cand[pick], c_comp[pick], c_lb[pick]))]
@@ -827,6 +931,50 @@ def search(instance: Instance, job: Job, price: np.ndarray, free: np.ndarray, wi
     q, m, p, n, d, t = best_cfg
     return Placement(job=job.id, start=lo + t, duration=d, worker_type=m, ps_type=None if p < 0 else p,
                      colocated=bool(q), workers=best[1], ps=best[2], cost=best[0])
+
+
+def _smallest(key: np.ndarray, k: int) -> np.ndarray:
+    """Positions of the ``k`` smallest entries of ``key`` (< len), ties by position (`np.argpartition` leaves
+    them to its algorithm; the compiled kernel follows this rule), in increasing position."""
+    kth = np.partition(key, k - 1)[k - 1]
+    below = np.flatnonzero(key < kth)
+    return np.sort(np.concatenate([below, np.flatnonzero(key == kth)[:k - len(below)]]))
+
+
+def _search_compiled(instance: Instance, job: Job, cf: Configs, w: PricedWindow, ts: np.ndarray, cutoff: float,
+                     batch: int) -> Placement | None:
+    """`search` through the compiled kernel (`kernels.search_kernel`): the same candidates in the same order,
+    the same bounds and evaluations, so the same placement; the placement's dictionaries are rebuilt here in
+    the reference's insertion order."""
+    grp = cf.groups()
+    (gq, gm, gn, gd), (mem_ptr, mem_idx) = grp["qmnd"][1], grp["csr"]
+    ms = np.unique(gm)
+    nmax = int(cf.n.max())
+    pref, table, maxt, tott, (inv, off, zmax, idle, bw, B, z), (ckeys, cstamp, cvals) = w.kernel_state(ms, nmax)
+    ps_arch = instance.architecture == "ps"
+    found, c, t, cost, srv, g, s, _ = kernels.search_kernel(
+        gq, gm, gn, gd, mem_ptr, mem_idx, cf.p, np.ascontiguousarray(ts, dtype=np.int64), w.T, ps_arch, pref,
+        maxt, tott, table, _slot_major(w.pe), _slot_major(w.pz), w.pz_minall, w.e, z, bw, B, float(B.max()), inv, off, zmax, idle,
+        float(cutoff), int(batch), int(pref.shape[2] - 1), ckeys, cstamp, cvals, w._kchanged, w._kclock)
+    if not found:
+        return None
+    q, m, p, n, d = int(cf.q[c]), int(cf.m[c]), int(cf.p[c]), int(cf.n[c]), int(cf.d[c])
+    t, srv = int(t), int(srv)
+    if q:
+        workers, ps = {srv: n}, ({srv: 1} if p >= 0 else {})
+    else:
+        H = w.pe.shape[1]
+        wh, wc = np.empty(H + 1, dtype=np.int64), np.empty(H + 1, dtype=np.int64)
+        if ps_arch:
+            k = kernels.fill_dps(table, _slot_major(w.pe), w.e, m, n, t, d, srv, int(g), wh, wc)
+            ps = {srv: int(s)}
+        else:
+            _, k = kernels._eval_dra(table, _slot_major(w.pe), w.e, m, n, t, d, np.empty((H, w.e.shape[1])), np.empty(H),
+                                     np.empty(H, dtype=np.int64), wh, wc)
+            ps = {}
+        workers = {int(wh[i]): int(wc[i]) for i in range(k)}
+    return Placement(job=job.id, start=w.lo + t, duration=d, worker_type=m, ps_type=None if p < 0 else p,
+                     colocated=bool(q), workers=workers, ps=ps, cost=float(cost))
 
 
 def _stage2_prunes(w: PricedWindow, t: int, m: int, p: int, n: int, d: int, nmax: int, n_ps: float,

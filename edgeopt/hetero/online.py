@@ -65,12 +65,15 @@ assumptions hold):
   (``exact_costs=False``): the same decisions, far fewer evaluations.
 
 Speed (benchmarks/hetero_online_speed.py, paper preset, 150 servers, T = 300, seed 0, process CPU
-seconds on 2 shared cores): 250 jobs 3.2 s, 1,000 jobs 19.3 s, 4,000 jobs 127 s (12.6 / 19.3 / 31.8 ms
-per job; the former implementation, which rebuilt A_maxweight's priced window after every accepted
-job: 3.5 / 20.7 / 130.5 s). The paper preset itself (300 jobs, T = 150): 3.7 s. Nearly all of it is
-the exact per-job search (`edgeopt.hetero.mincost.search`), and its cost per job grows with the jobs
-because on a fuller cluster far more (configuration, start) pairs pass the first lower bound: per search,
-6 second-stage bound checks and 1.8 colocated group evaluations at 250 jobs, 140 and 14.8 at 1,000.
+seconds on 2 shared cores): 250 / 500 / 1,000 / 2,000 / 4,000 jobs in 0.56 / 1.10 / 3.46 / 10.5 / 21.0 s
+(2.2 / 2.2 / 3.5 / 5.2 / 5.2 ms per job), 5.6-6.1x faster than git a78fcc3 (3.2 / 6.4 / 19.3 / 61.6 /
+127 s), the same objectives. The per-job search (`edgeopt.hetero.mincost.search`) runs in one compiled
+kernel (`edgeopt.hetero.kernels`; the numpy reference is kept, ``mincost.REFERENCE``); a process loads it
+from numba's disk cache in about 0.3 s CPU, or compiles it in about 13 s the first time. The paper preset
+itself (300 jobs, T = 150): 0.56 s (a78fcc3: 2.6-3.7 s). The cost per job still grows with the jobs
+(2.4x from 250 to 4,000): on a fuller cluster more (configuration, start) pairs pass the first lower
+bound, and the kernel evaluates them in the reference's order (per search at 250 / 1,000 / 2,000 jobs:
+1.0 / 136 / 267 second-stage bound checks, 1.8 / 14.8 / 27.8 colocated group evaluations).
 """
 
 from __future__ import annotations
@@ -225,9 +228,10 @@ def max_weight_batch(instance: Instance, jobs: Sequence[Job | int], window: tupl
     u: dict[int, float] = {}
     costs: dict[int, float] = {}
     ctx = None
+    free = cap[:, :, None] - beta  # kept current below, only in the slots a placement changed
     for j in js:
         if ctx is None:
-            ctx = PricedWindow(instance, delta, cap[:, :, None] - beta, int(window[0]), int(window[1]))
+            ctx = PricedWindow(instance, delta, free, int(window[0]), int(window[1]))
         pl = search(instance, j, delta, None, window, configs=configs[j.id], ctx=ctx,
                     cutoff=math.inf if exact_costs else j.weight)
         cost = pl.cost if pl is not None else math.inf
@@ -237,18 +241,20 @@ def max_weight_batch(instance: Instance, jobs: Sequence[Job | int], window: tupl
             placements[j.id] = pl
             _reserve(instance, beta, pl)
             lo, hi = pl.start, pl.end
-            delta[:, :, lo:hi] = prices(beta[:, :, lo:hi], cap, lam)
             # prices and free capacity changed only on the placement's servers and slots
             rows = np.array(sorted(set(pl.workers) | set(pl.ps)), dtype=np.int64)
+            delta[rows, :, lo:hi] = prices(beta[rows, :, lo:hi], cap[rows], lam)
+            free[rows, :, lo:hi] = cap[rows, :, None] - beta[rows, :, lo:hi]
             if incremental:
-                ctx.update(delta, cap[:, :, None] - beta, lo, hi, rows)
+                ctx.update(delta, free, lo, hi, rows)
             else:
                 ctx = None
     return MaxWeightOutcome(placements, u, costs, delta, beta, (int(window[0]), int(window[1])), lam)
 
 
 def _reserve(instance: Instance, usage: np.ndarray, pl: Placement) -> None:
-    usage[:, :, pl.start:pl.end] += pl.demand(instance)[:, :, None]
+    rows = np.array(sorted(set(pl.workers) | set(pl.ps)), dtype=np.int64)  # the others add zero
+    usage[rows, :, pl.start:pl.end] += pl.demand(instance)[rows, :, None]
 
 
 # ---- A_dual (Alg. 2) ----------------------------------------------------------------------------
@@ -439,20 +445,32 @@ class OnlineScheduler(OnlinePolicy[Job]):
 
     def _deadline(self, t: int, next_start: int | None, window_start: int) -> None:
         keep = []
+        cap, lam = self.inst.capacity, self._lam()
+        delta = free = ctx = None  # prices, free capacity and their window, built once and kept current
         for j in sorted(self.pending, key=lambda j: (j.arrival, j.id)):
             shortest = _shortest(self.inst, j, self.configs)
             if next_start is not None and next_start + shortest <= self.T:
                 keep.append(j)
                 continue
             usage = self.ledger.usage
-            delta = prices(usage, self.inst.capacity, self._lam())
-            free = self.inst.capacity[:, :, None] - usage
-            pl = search(self.inst, j, delta, free, (window_start, self.T), configs=self.configs[j.id])
+            if delta is None or mincost.REFERENCE:  # the reference prices the whole ledger for every job
+                delta = prices(usage, cap, lam)
+                free = cap[:, :, None] - usage
+                ctx = None
+            if ctx is None and window_start < self.T:
+                ctx = PricedWindow(self.inst, delta, free, window_start, self.T)
+            pl = search(self.inst, j, delta, free, (window_start, self.T), configs=self.configs[j.id], ctx=ctx)
             if pl is None:
                 self.rejected.append(j.id)
                 self.commit(j.id, {"rejected": True, "reason": "no room before the horizon"})
             else:
                 self._commit(pl, forced=True)
+                if not mincost.REFERENCE:  # only the placement's servers and slots changed
+                    rows = np.array(sorted(set(pl.workers) | set(pl.ps)), dtype=np.int64)
+                    delta[rows, :, pl.start:pl.end] = prices(usage[rows, :, pl.start:pl.end], cap[rows], lam)
+                    free[rows, :, pl.start:pl.end] = cap[rows, :, None] - usage[rows, :, pl.start:pl.end]
+                    if ctx is not None:
+                        ctx.update(delta, free, pl.start, pl.end, rows)
         self.pending = keep
 
     def _commit(self, pl: Placement, forced: bool = False) -> None:

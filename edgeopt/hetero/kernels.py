@@ -1,0 +1,645 @@
+"""Compiled (numba) kernels of hetero's per-job search (`edgeopt.hetero.mincost.search`).
+
+One kernel, `search_kernel`, runs the whole search over groups x starts of one job: the first lower
+bound of every (group, start) pair, the batched best-first loop with its pruning, the second-stage bound
+of distributed candidates, the PS-server room condition and the exact evaluation of every candidate that
+survives. Each routine repeats the floating-point operations of its numpy counterpart in
+`edgeopt.hetero.mincost` in the same order (same products, sums and comparisons), and takes candidates in
+the same order, so the kernel returns bitwise the same cost and the same schedule as the numpy reference
+(``mincost.REFERENCE = True``); tests run both on random instances. Where numpy's order is not fixed
+(ties inside ``argpartition``), the reference was made deterministic (ties by index) and the kernel
+follows it.
+
+Compiled with ``cache=True``: the first call in a fresh environment compiles (a few seconds, reported
+separately by benchmarks/hetero_online_speed.py); later processes load the cached machine code.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba as nb
+import numpy as np
+
+EPS = 1e-9
+
+_JIT = {"cache": True, "nogil": True}
+
+
+@nb.njit(**_JIT)
+def _log2_floor(d: int) -> int:
+    k = 0
+    while (2 << k) <= d:
+        k += 1
+    return k
+
+
+@nb.njit(**_JIT)
+def _copies(free_row, unit) -> float:
+    """`mincost._copies` for one server: how many ``unit`` fit in ``free_row`` (-1.0 when free < 0 where the
+    unit needs nothing)."""
+    best = np.inf
+    has_pos = False
+    neg = False
+    for r in range(unit.shape[0]):
+        if unit[r] > 0:
+            has_pos = True
+            v = math.floor((free_row[r] + EPS) / unit[r])
+            best = min(best, v)
+        elif free_row[r] < -EPS:
+            neg = True
+    if neg:
+        return -1.0
+    return best if has_pos else 1e9
+
+
+@nb.njit(**_JIT)
+def _minfree(table, t: int, d: int, out) -> None:
+    """min over [t, t+d) of free capacity into ``out`` [H, R] (`PricedWindow.minfree`)."""
+    k = _log2_floor(d)
+    b = t + d - (1 << k)
+    H, R = out.shape
+    for h in range(H):
+        for r in range(R):
+            x, y = table[k, t, h, r], table[k, b, h, r]
+            out[h, r] = min(x, y)  # np.minimum (free capacities are never NaN)
+
+
+@nb.njit(**_JIT)
+def cheapest_n_column(unit, cap, nmax: int, F) -> None:
+    """One column of `mincost._cheapest_n`: ``F[N]`` = the cheapest cost of N units, N = 0..nmax, for unit
+    prices ``unit`` [H] and capacities ``cap`` [H] (inf where fewer than N units exist). Servers in stable
+    order of price (ties by index); the same cumulative sums as the numpy routine. Servers without a unit
+    (inf price in the reference) come last there and never hold unit N, so only the others are sorted."""
+    H = unit.shape[0]
+    top = min(nmax, H)
+    idx = np.empty(H, dtype=np.int64)
+    pr = np.empty(H)
+    nf = 0
+    for h in range(H):
+        if cap[h] > 0:
+            idx[nf] = h
+            pr[nf] = unit[h]
+            nf += 1
+    order = np.argsort(pr[:nf], kind="mergesort")
+    lim = min(top, nf)
+    F[0] = 0.0
+    k = 0
+    acc, acc_c = 0.0, 0.0
+    prev_cum, prev_cost = 0.0, 0.0
+    # walk the blocks in price order; block k holds units (cum[k-1], cum[k]]
+    for n in range(1, nmax + 1):
+        while k < lim:
+            h = idx[order[k]]
+            c = cap[h] if cap[h] <= nmax else float(nmax)
+            cum_k = acc + c if k else c
+            if cum_k < n:
+                v = c * unit[h]
+                acc_c = acc_c + v if k else v
+                acc = cum_k
+                k += 1
+                prev_cum, prev_cost = acc, acc_c
+            else:
+                break
+        if k >= lim:
+            F[n] = np.inf
+        elif k > 0:
+            F[n] = prev_cost + (n - prev_cum) * unit[idx[order[k]]]
+        else:
+            F[n] = 0.0 + (n - 0.0) * unit[idx[order[k]]]
+
+
+@nb.njit(**_JIT)
+def cheapest_n(unit, cap, nmax: int):
+    """`mincost._cheapest_n` for every column: [nmax + 1, X]."""
+    X = unit.shape[1]
+    out = np.empty((nmax + 1, X))
+    col = np.empty(nmax + 1)
+    for x in range(X):
+        cheapest_n_column(np.ascontiguousarray(unit[:, x]), np.ascontiguousarray(cap[:, x]), nmax, col)
+        out[:, x] = col
+    return out
+
+
+@nb.njit(**_JIT)
+def refresh_prefix(pref, F, pe_slot, cw_slot, s: int, e: int) -> None:
+    """Recompute the per-slot cheapest-N costs ``F`` [nmax + 1, T] of slots [s, e) and resume from slot s the
+    prefix sums ``pref`` [2, nmax + 1, T + 1] (index 0: sums of the finite costs, index 1: number of slots
+    where N do not fit) of one worker type (`PricedWindow.cheapest_prefix`, same sequential additions);
+    ``pe_slot``/``cw_slot`` [H, T]: its unit prices and capacities per slot."""
+    nmax = pref.shape[1] - 1
+    T = pe_slot.shape[0]
+    H = pe_slot.shape[1]
+    col = np.empty(nmax + 1)
+    u = np.empty(H)
+    c = np.empty(H)
+    for t in range(s, e):
+        for h in range(H):
+            u[h] = pe_slot[t, h]
+            c[h] = cw_slot[t, h]
+        cheapest_n_column(u, c, nmax, col)
+        F[:, t] = col
+    for n in range(nmax + 1):
+        for t in range(s, T):
+            f = F[n, t]
+            if np.isinf(f):
+                pref[0, n, t + 1] = pref[0, n, t] + 0.0
+                pref[1, n, t + 1] = pref[1, n, t] + 1.0
+            else:
+                pref[0, n, t + 1] = pref[0, n, t] + f
+                pref[1, n, t + 1] = pref[1, n, t] + 0.0
+
+
+@nb.njit(**_JIT)
+def _window_worker_n(table, pe, e, m: int, n: int, t: int, d: int, nmax: int, mf, om, cw, col) -> float:
+    """`PricedWindow.window_cheapest(m, d, nmax)[n, t]`: the N cheapest type-m workers kept on their servers
+    over [t, t+d)."""
+    _minfree(table, t, d, mf)
+    H = mf.shape[0]
+    for h in range(H):
+        c = _copies(mf[h], e[m])
+        cw[h] = c if c > 0 else 0.0
+        om[h] = pe[m, t + d, h] - pe[m, t, h]
+    cheapest_n_column(om, cw, nmax, col)
+    return col[n]
+
+
+@nb.njit(**_JIT)
+def _ps_cost_min(pz, p: int, t: int, d: int) -> float:
+    best = np.inf
+    for h in range(pz.shape[2]):
+        v = pz[p, t + d, h] - pz[p, t, h]
+        best = min(best, v)
+    return best
+
+
+@nb.njit(**_JIT)
+def _ps_room(mf, inv, off, zmax, z, m: int, p: int) -> float:
+    """`PricedWindow._room` for one PS type: an upper bound of N for a PS server in ``mf`` [H, R]."""
+    H, R = mf.shape
+    best = -np.inf
+    for h in range(H):
+        q = np.inf
+        zfit = True
+        for r in range(R):
+            x = mf[h, r] + 1e-6 * (1.0 + abs(mf[h, r]) + zmax[r])
+            v = math.floor(x * inv[m, p, r]) + off[m, p, r]
+            q = min(q, v)
+            if not z[p, r] <= x:
+                zfit = False
+        v = q if zfit else -1.0
+        best = max(best, v)
+    return best
+
+
+@nb.njit(**_JIT)
+def _eval_dps(table, pe, pz, e, z, m: int, p: int, n: int, t: int, d: int, b: float, B: float, mf, omega,
+              psi, cw, order_out):
+    """`mincost._eval_distributed_ps`: (cost, PS server, its worker count g, its PS count s); cost inf if
+    none fits. ``order_out`` receives the servers in stable price order (for the placement)."""
+    _minfree(table, t, d, mf)
+    H = mf.shape[0]
+    for h in range(H):
+        omega[h] = pe[m, t + d, h] - pe[m, t, h]
+        psi[h] = pz[p, t + d, h] - pz[p, t, h]
+        c = _copies(mf[h], e[m])
+        c = c if c <= n else float(n)
+        ci = np.int64(c)
+        cw[h] = max(0, ci)
+    order = np.argsort(omega, kind="mergesort")
+    order_out[:] = order
+    cum = np.empty(H, dtype=np.int64)
+    cumcost = np.empty(H)
+    acc, accc = 0, 0.0
+    rank = np.empty(H, dtype=np.int64)
+    for i in range(H):
+        h = order[i]
+        acc += cw[h]
+        v = cw[h] * omega[h]
+        accc = accc + v if i else v
+        cum[i] = acc
+        cumcost[i] = accc
+        rank[h] = i
+    total = cum[H - 1]
+    F = np.empty(2 * n + 1)
+    k = 0
+    for x in range(2 * n + 1):
+        while k < H and cum[k] < x:
+            k += 1
+        kk = min(k, H - 1)
+        if x <= total:
+            if kk > 0:
+                F[x] = cumcost[kk - 1] + (x - cum[kk - 1]) * omega[order[kk]]
+            else:
+                F[x] = 0.0 + (x - 0) * omega[order[kk]]
+        else:
+            F[x] = np.inf
+    F[0] = 0.0
+    best = np.inf
+    best_h, best_g = -1, -1
+    R = mf.shape[1]
+    for h in range(H):
+        start_n = cum[rank[h]] - cw[h]
+        for g in range(n):
+            x = n - g
+            s = max(1.0, math.ceil(x * b / B - EPS))
+            si = np.int64(s)
+            fits = True
+            for r in range(R):
+                rest = mf[h, r] - si * z[p, r] - g * e[m, r]
+                if not rest >= -EPS:
+                    fits = False
+                    break
+            if not fits:
+                continue
+            if x > total - cw[h]:
+                continue  # inf
+            if x <= start_n:
+                fm = F[x]
+            else:
+                sh = min(x + cw[h], 2 * n)
+                fm = F[sh] - cw[h] * omega[h]
+            tot = g * omega[h] + si * psi[h] + fm
+            if tot < best:
+                best, best_h, best_g = tot, h, g
+    if not np.isfinite(best):
+        return np.inf, -1, 0, 0
+    x = n - best_g
+    s = np.int64(max(1.0, math.ceil(x * b / B - EPS)))
+    return best, best_h, best_g, s
+
+
+@nb.njit(**_JIT)
+def _eval_dra(table, pe, e, m: int, n: int, t: int, d: int, mf, omega, cw, wh, wc):
+    """`mincost._eval_distributed_ra`: (cost, number of servers); the placement in ``wh``/``wc`` in the
+    reference's insertion order."""
+    _minfree(table, t, d, mf)
+    H = mf.shape[0]
+    tot, used = 0, 0
+    for h in range(H):
+        omega[h] = pe[m, t + d, h] - pe[m, t, h]
+        c = _copies(mf[h], e[m])
+        c = c if c <= n else float(n)
+        ci = np.int64(c)
+        cw[h] = max(0, ci)
+        tot += cw[h]
+        if cw[h] > 0:
+            used += 1
+    if tot < n or used < 2:
+        return np.inf, 0
+    order = np.argsort(omega, kind="mergesort")
+    k = 0
+    x = n
+    for i in range(H):
+        if x <= 0:
+            break
+        h = order[i]
+        if cw[h] <= 0:
+            continue
+        c = min(cw[h], x)
+        wh[k], wc[k] = h, c
+        k += 1
+        x -= c
+    if k == 1:
+        h0 = wh[0]
+        wc[0] -= 1
+        for i in range(H):
+            h = order[i]
+            if h != h0 and cw[h] > 0:
+                wh[1], wc[1] = h, 1
+                k = 2
+                break
+    cost = 0.0
+    for i in range(k):
+        v = wc[i] * omega[wh[i]]
+        cost = cost + v if i else v
+    return cost, k
+
+
+@nb.njit(**_JIT)
+def fill_dps(table, pe, e, m: int, n: int, t: int, d: int, nsrv: int, g: int, wh, wc) -> int:
+    """The workers of the distributed PS placement (PS server ``nsrv`` with ``g`` workers) in the reference's
+    insertion order (`mincost._greedy_fill`, then the PS server): the number of entries written."""
+    H = pe.shape[2]
+    mf = np.empty((H, e.shape[1]))
+    _minfree(table, t, d, mf)
+    omega = np.empty(H)
+    cw = np.empty(H, dtype=np.int64)
+    for h in range(H):
+        omega[h] = pe[m, t + d, h] - pe[m, t, h]
+        c = _copies(mf[h], e[m])
+        c = c if c <= n else float(n)
+        ci = np.int64(c)
+        cw[h] = max(0, ci)
+    order = np.argsort(omega, kind="mergesort")
+    x = n - g
+    k = 0
+    for i in range(H):
+        if x <= 0:
+            break
+        h = order[i]
+        if h == nsrv or cw[h] <= 0:
+            continue
+        c = min(cw[h], x)
+        wh[k], wc[k] = h, c
+        k += 1
+        x -= c
+    if g > 0:
+        wh[k], wc[k] = nsrv, g
+        k += 1
+    return k
+
+
+@nb.njit(**_JIT)
+def _better(cost, comp, nodes, c, bcost, bcomp, bnodes, bc) -> bool:
+    """(cost, completion, nodes, configuration) < the best's, lexicographically."""
+    if cost != bcost:
+        return cost < bcost
+    if comp != bcomp:
+        return comp < bcomp
+    if nodes != bnodes:
+        return nodes < bnodes
+    return c < bc
+
+
+@nb.njit(**_JIT)
+def search_kernel(gq, gm, gn, gd, mem_ptr, mem_idx, cfp, ts, Tw: int, ps_arch: bool, pref, maxt, tott, table,
+                  pe, pz, pzminall, e, z, bw, Bps, Bmax: float, inv, off, zmax, idle_room, cutoff: float,
+                  batch: int, nmax_w: int, ckeys, cstamp, cvals, changed, clock: int):
+    """The search of `mincost.search` for one job (see there); returns
+    ``(found, config, start, cost, server, g, s, counters)``: for a colocated best ``server`` is its
+    server; for a distributed PS best the PS server, its worker count g and PS count s; for Ring-AllReduce
+    distributed -1 (the caller rebuilds the placement). ``counters`` [6]: colocated group evaluations,
+    second-stage bound checks, distributed PS evaluations, batches, candidates scanned, candidates.
+
+    ``ckeys``/``cstamp``/``cvals`` [C], [C], [C, nmax_w + 1]: the window's direct-mapped cache of second-stage
+    columns (`_window_worker_n`), valid while no slot of their window changed after ``cstamp``;
+    ``changed`` [T]: the clock of each slot's last change; ``clock``: the clock now."""
+    G = gq.shape[0]
+    S = ts.shape[0]
+    H = pe.shape[2]
+    R = e.shape[1]
+    valid = np.zeros((G, S), dtype=np.bool_)
+    mxa = np.empty((G, S))
+    ncand = 0
+    for g in range(G):
+        q, m, n, d = gq[g], gm[g], gn[g], gd[g]
+        k = _log2_floor(d)
+        for i in range(S):
+            t = ts[i]
+            if t + d > Tw:
+                mxa[g, i] = 0.0
+                continue
+            b = t + d - (1 << k)
+            x, y = maxt[k, t, m], maxt[k, b, m]
+            mx = min(x, y)
+            mxa[g, i] = mx
+            if q == 1:
+                ok = mx >= n
+            else:
+                x, y = tott[k, t, m], tott[k, b, m]
+                ok = (min(x, y)) >= n
+            if ok:
+                valid[g, i] = True
+                ncand += 1
+    cand = np.empty(ncand, dtype=np.int64)
+    clb = np.empty(ncand)
+    ccomp = np.empty(ncand, dtype=np.int64)
+    j = 0
+    for g in range(G):
+        q, m, n, d = gq[g], gm[g], gn[g], gd[g]
+        f_ratio = bw[m] / Bmax
+        for i in range(S):
+            if not valid[g, i]:
+                continue
+            t = ts[i]
+            end = t + d
+            if pref[m, 1, n, end] - pref[m, 1, n, t] > 0:
+                lbw = np.inf
+            else:
+                lbw = pref[m, 0, n, end] - pref[m, 0, n, t]
+            if ps_arch:
+                if q == 1:
+                    sg = 1.0
+                else:
+                    sg = max(1.0, math.ceil((n - mxa[g, i]) * f_ratio - EPS))
+                lbz = sg * (pzminall[end] - pzminall[t])
+            else:
+                lbz = 0.0
+            cand[j] = g * S + i
+            clb[j] = lbw + lbz
+            ccomp[j] = end
+            j += 1
+
+    best_cost, best_comp = cutoff, -1
+    have = False
+    b_nodes, b_c, b_t, b_srv, b_g, b_s = 0, 0, 0, -1, 0, 0
+    done_grp = np.zeros(G, dtype=np.bool_)
+    key = np.empty(ncand)
+    pick = np.empty(batch, dtype=np.int64)
+    mf = np.empty((H, R))
+    om = np.empty(H)
+    psi = np.empty(H)
+    cwf = np.empty(H)
+    cwi = np.empty(H, dtype=np.int64)
+    order_buf = np.empty(H, dtype=np.int64)
+    wh = np.empty(H + 1, dtype=np.int64)
+    wc = np.empty(H + 1, dtype=np.int64)
+    pair_t = np.empty(S * H, dtype=np.int64)
+    pair_h = np.empty(S * H, dtype=np.int64)
+    pair_w = np.empty(S * H)
+    room_buf = np.empty((S * H, R))
+    n_eval = 0
+    cnt = np.zeros(6, dtype=np.int64)
+    cmask = ckeys.shape[0] - 1
+    nc = ncand
+    while nc > 0:
+        if have or np.isfinite(best_cost):
+            j = 0
+            for i in range(nc):
+                lb_i = clb[i]
+                if lb_i < best_cost or (lb_i == best_cost and ccomp[i] <= best_comp):
+                    cand[j], clb[j], ccomp[j] = cand[i], clb[i], ccomp[i]
+                    j += 1
+            nc = j
+            if nc == 0:
+                break
+        cnt[3] += 1
+        cnt[4] += nc
+        # the `batch` smallest by (key, position): key = lb + completion * 1e-9 * (1 + |lb|)
+        if nc > batch:
+            for i in range(nc):
+                key[i] = clb[i] + ccomp[i] * 1e-9 * (1.0 + abs(clb[i]))
+            kth = np.partition(key[:nc], batch - 1)[batch - 1]
+            npick = 0
+            for i in range(nc):
+                if key[i] < kth:
+                    pick[npick] = i
+                    npick += 1
+            for i in range(nc):
+                if npick >= batch:
+                    break
+                if key[i] == kth:
+                    pick[npick] = i
+                    npick += 1
+            # positions back in increasing order (the equal-key ones were appended)
+            pick[:npick] = np.sort(pick[:npick])
+        else:
+            npick = nc
+            for i in range(nc):
+                pick[i] = i
+        # order the batch by (lb, completion, flat index)
+        sel = np.empty(npick, dtype=np.int64)
+        sel_lb = np.empty(npick)
+        sel_comp = np.empty(npick, dtype=np.int64)
+        for a in range(npick):
+            sel[a], sel_lb[a], sel_comp[a] = cand[pick[a]], clb[pick[a]], ccomp[pick[a]]
+        for a in range(1, npick):
+            f0, l0, c0 = sel[a], sel_lb[a], sel_comp[a]
+            bpos = a - 1
+            while bpos >= 0 and (sel_lb[bpos] > l0 or (sel_lb[bpos] == l0 and (
+                    sel_comp[bpos] > c0 or (sel_comp[bpos] == c0 and sel[bpos] > f0)))):
+                sel[bpos + 1], sel_lb[bpos + 1], sel_comp[bpos + 1] = sel[bpos], sel_lb[bpos], sel_comp[bpos]
+                bpos -= 1
+            sel[bpos + 1], sel_lb[bpos + 1], sel_comp[bpos + 1] = f0, l0, c0
+        # remove the batch from the candidates (order kept)
+        if npick == nc:
+            nc = 0
+        else:
+            j, a = 0, 0
+            for i in range(nc):
+                if a < npick and pick[a] == i:
+                    a += 1
+                    continue
+                cand[j], clb[j], ccomp[j] = cand[i], clb[i], ccomp[i]
+                j += 1
+            nc = j
+        for a in range(npick):
+            l0, c0 = sel_lb[a], sel_comp[a]
+            if l0 > best_cost or (l0 == best_cost and c0 > best_comp):
+                continue
+            g = sel[a] // S
+            ti = sel[a] - g * S
+            if done_grp[g]:
+                continue
+            q, m, n, d = gq[g], gm[g], gn[g], gd[g]
+            t0 = ts[ti]
+            bound, bound_comp = best_cost, best_comp
+            if q == 1:
+                done_grp[g] = True
+                n_eval += 1
+                cnt[0] += 1
+                k = _log2_floor(d)
+                # (start, server) pairs where the N workers fit and cost <= bound: a PS only adds a
+                # non-negative cost and needs room on top, so no other pair can give a result <= bound
+                # (the reference finds none there either); the scan below keeps the reference's order
+                npair = 0
+                for i in range(S):
+                    if not valid[g, i]:
+                        continue
+                    t = ts[i]
+                    bb = t + d - (1 << k)
+                    for h in range(H):
+                        wcost = n * (pe[m, t + d, h] - pe[m, t, h])
+                        if not wcost <= bound:
+                            continue
+                        ok = True
+                        for r in range(R):
+                            x, y = table[k, t, h, r], table[k, bb, h, r]
+                            room = (min(x, y)) - n * e[m, r]
+                            if not room >= -EPS:
+                                ok = False
+                                break
+                            room_buf[npair, r] = room
+                        if ok:
+                            pair_t[npair], pair_h[npair], pair_w[npair] = t, h, wcost
+                            npair += 1
+                if npair == 0:
+                    continue
+                for pos in range(mem_ptr[g], mem_ptr[g + 1]):
+                    c = mem_idx[pos]
+                    p = cfp[c]
+                    bt_cost, bt_t, bt_h = np.inf, -1, 0
+                    for a2 in range(npair):
+                        if p >= 0:
+                            ok = True
+                            for r in range(R):
+                                if not z[p, r] <= room_buf[a2, r] + EPS:
+                                    ok = False
+                                    break
+                            if not ok:
+                                continue
+                            t, h = pair_t[a2], pair_h[a2]
+                            cost = pair_w[a2] + (pz[p, t + d, h] - pz[p, t, h])
+                        else:
+                            cost = pair_w[a2]
+                        if cost < bt_cost:  # row-major first minimum, as np.argmin per start then over starts
+                            bt_cost, bt_t, bt_h = cost, pair_t[a2], pair_h[a2]
+                    if bt_t >= 0 and bt_cost <= bound:
+                        nodes = n + (1 if p >= 0 else 0)
+                        if bt_cost < cutoff and (not have or _better(bt_cost, bt_t + d, nodes, c, best_cost,
+                                                                        best_comp, b_nodes, b_c)):
+                            have = True
+                            best_cost, best_comp, b_nodes, b_c, b_t = bt_cost, bt_t + d, nodes, c, bt_t
+                            b_srv, b_g, b_s = bt_h, n, 1 if p >= 0 else 0
+            else:
+                cnt[1] += 1
+                # the column serves every N of this (m, d, start), in this search and the next ones
+                # until a reservation changes a slot of [t0, t0 + d) (`PricedWindow.update` stamps them)
+                fkey = (m * (Tw + 1) + d) * (Tw + 1) + t0
+                slot = (fkey * 2654435761) & cmask
+                last = 0
+                for t in range(t0, t0 + d):
+                    last = max(last, changed[t])
+                if ckeys[slot] != fkey or cstamp[slot] < last:
+                    _window_worker_n(table, pe, e, m, n, t0, d, nmax_w, mf, om, cwf, cvals[slot])
+                    ckeys[slot] = fkey
+                    cstamp[slot] = clock
+                lbw2 = cvals[slot, n]
+                lb2 = lbw2
+                if ps_arch:
+                    s_min = max(1.0, math.ceil((n - mxa[g, ti]) * bw[m] / Bmax - EPS))
+                    pmin = np.inf
+                    for p in range(pz.shape[0]):
+                        v = _ps_cost_min(pz, p, t0, d)
+                        pmin = min(pmin, v)
+                    lb2 += s_min * pmin
+                if np.isinf(lb2) or lb2 > bound or (lb2 == bound and t0 + d > bound_comp):
+                    continue
+                room_idle = True
+                if ps_arch:
+                    for pos in range(mem_ptr[g], mem_ptr[g + 1]):
+                        if not idle_room[m, cfp[mem_idx[pos]]] < n:
+                            room_idle = False
+                            break
+                    if not room_idle:
+                        _minfree(table, t0, d, mf)
+                for pos in range(mem_ptr[g], mem_ptr[g + 1]):
+                    c = mem_idx[pos]
+                    p = cfp[c]
+                    if ps_arch:
+                        room = idle_room[m, p] if room_idle else _ps_room(mf, inv, off, zmax, z, m, p)
+                        if n > room:
+                            continue
+                        B = Bps[p]
+                        s_c = max(1.0, math.ceil((n - mxa[g, ti]) * bw[m] / B - EPS))
+                        lb3 = lbw2 + s_c * _ps_cost_min(pz, p, t0, d)
+                        if np.isinf(lb3) or lb3 > bound or (lb3 == bound and t0 + d > bound_comp):
+                            continue
+                        n_eval += 1
+                        cnt[2] += 1
+                        cost, hs, gg, ss = _eval_dps(table, pe, pz, e, z, m, p, n, t0, d, bw[m], B, mf, om, psi,
+                                                     cwi, order_buf)
+                        nodes = n + ss
+                    else:
+                        n_eval += 1
+                        cost, _kk = _eval_dra(table, pe, e, m, n, t0, d, mf, om, cwi, wh, wc)
+                        hs, gg, ss = -1, 0, 0
+                        nodes = n
+                    if cost < cutoff and (not have or _better(cost, t0 + d, nodes, c, best_cost, best_comp,
+                                                               b_nodes, b_c)):
+                        have = True
+                        best_cost, best_comp, b_nodes, b_c, b_t = cost, t0 + d, nodes, c, t0
+                        b_srv, b_g, b_s = hs, gg, ss
+    cnt[5] = ncand
+    return have, b_c, b_t, best_cost, b_srv, b_g, b_s, cnt
