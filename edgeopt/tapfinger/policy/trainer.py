@@ -156,13 +156,19 @@ class MinibatchEncoder:
         return self.net.encode_dense(select(self.graphs, used), inv, agent)
 
 
-def evaluate(net: torch.nn.Module, cfg: TrainConfig) -> float:
-    """Mean completion time per task of the argmax policy on the validation seeds (first setting)."""
+def validation_instances(cfg: TrainConfig) -> list[tuple[int, Instance]]:
+    """(seed, instance) of the validation seeds: the first setting, the training tasks per cluster and noise."""
     N, rate = cfg.settings[0]
+    return [(s, with_durations(generate("paper", seed=s, clusters=int(N), arrival_rate=float(rate),
+                                        jobs=cfg.jobs_per_cluster * int(N), noise=cfg.noise), cfg.sensitive_durations))
+            for s in cfg.eval_seeds]
+
+
+def evaluate(net: torch.nn.Module, cfg: TrainConfig) -> float:
+    """Mean completion time per task of the argmax policy on the validation seeds (first setting); an
+    unfinished task counts until the horizon."""
     vals = []
-    for s in cfg.eval_seeds:
-        inst = with_durations(generate("paper", seed=s, clusters=int(N), arrival_rate=float(rate),
-                                       jobs=cfg.jobs_per_cluster * int(N), noise=cfg.noise), cfg.sensitive_durations)
+    for s, inst in validation_instances(cfg):
         env, _ = run_episode(inst, LearnedPolicy(net, cfg.policy), seed=s)
         alive = sum(p.end - inst.tasks[p.task].arrival for p in env.schedule().placements)
         alive += sum(inst.horizon - inst.tasks[j].arrival for j in env.unfinished())
