@@ -15,7 +15,9 @@ Completion times are pooled over all tasks of all seeds (mean and median, as Fig
 and ``vanilla_marl`` take the most likely action (argmax). The inference time per decision is the
 policy's wall time (graph building + network, all deciding agents together) per timestep with at
 least one deciding agent, on the CPU the benchmark runs on (after a warm-up run that loads the
-checkpoint). Relaxed (preemptive) baselines are marked; partial results get no numbers.
+checkpoint), and the same in CPU time of the process (1 torch thread, the registered default; the
+figure a loaded machine does not inflate). Relaxed (preemptive) baselines are marked; partial
+results get no numbers.
 
     python benchmarks/tapfinger_policy_eval.py --seeds 0-9 --out benchmarks/results
 """
@@ -29,7 +31,7 @@ import time
 from edgeopt import api
 from edgeopt.bench import benchmark_parser, result_path
 from edgeopt.tapfinger import generate
-from edgeopt.tapfinger.policy.registry import LAST_INFERENCE
+from edgeopt.tapfinger.policy.registry import LAST_INFERENCE, LAST_INFERENCE_CPU
 from formulations.tapfinger import METHODS
 
 ALGOS = ["online", "vanilla_marl", "optimus", "optimus_np", "tiresias", "tiresias_np", "random", "minimum",
@@ -44,7 +46,8 @@ SETTINGS = {
 
 
 def run_setting(seeds: list[int], make, with_optimum: bool) -> dict:
-    rows = {a: {"times": [], "totals": [], "ratios": [], "partial": 0, "runtime_s": 0.0, "infer_ms": []}
+    rows = {a: {"times": [], "totals": [], "ratios": [], "partial": 0, "runtime_s": 0.0, "infer_ms": [],
+                "infer_cpu_ms": []}
             for a in ALGOS}
     for seed in seeds:
         inst = make(seed)
@@ -59,6 +62,7 @@ def run_setting(seeds: list[int], make, with_optimum: bool) -> dict:
             rows[a]["runtime_s"] += res.runtime_s
             if a in LAST_INFERENCE:
                 rows[a]["infer_ms"].append(LAST_INFERENCE.pop(a))
+                rows[a]["infer_cpu_ms"].append(LAST_INFERENCE_CPU.pop(a))
             if res.status.value != "feasible":
                 rows[a]["partial"] += 1
                 continue
@@ -84,6 +88,8 @@ def run_setting(seeds: list[int], make, with_optimum: bool) -> dict:
             table[a]["max_ratio_to_optimum"] = round(max(r["ratios"]), 4)
         if r["infer_ms"]:
             table[a]["inference_ms_per_decision"] = round(statistics.fmean(r["infer_ms"]), 2)
+            table[a]["inference_cpu_ms_per_decision"] = round(statistics.fmean(r["infer_cpu_ms"]), 2)
+            table[a]["inference_cpu_ms_max_seed"] = round(max(r["infer_cpu_ms"]), 2)
     for a in ("online", "vanilla_marl"):  # per-seed head-to-head against every other algorithm
         mine = rows[a]["totals"]
         if len(mine) == len(seeds):
@@ -140,6 +146,7 @@ def main() -> None:
         print(f"\n{key}: {s['regime']}")
         for a, r in s["rows"].items():
             extra = {k: v for k, v in r.items() if k in ("mean_ratio_to_optimum", "inference_ms_per_decision",
+                                                         "inference_cpu_ms_per_decision",
                                                          "wins_per_seed", "vs_optimus")}
             print(f"  {a:13s}{' (relaxed)' if r['relaxed'] else '':10s} mean {r['mean_completion']} "
                   f"median {r['median_completion']} partial {r['partial_runs']} {extra or ''}")
