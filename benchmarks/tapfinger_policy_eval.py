@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import statistics
 import time
+from pathlib import Path
 
 from edgeopt import api
 from edgeopt.bench import benchmark_parser, result_path
@@ -45,7 +46,10 @@ SETTINGS = {
 }
 
 
-def run_setting(seeds: list[int], make, with_optimum: bool) -> dict:
+def run_setting(seeds: list[int], make, with_optimum: bool, reused: dict | None = None) -> dict:
+    """The table of one setting; ``reused``: an earlier table of it, whose rows (other than ``online``)
+    are kept instead of re-running those algorithms (their per-seed totals feed the wins)."""
+    reused = {a: r for a, r in (reused or {}).items() if a != "online" and r.get("total_completion_per_seed")}
     rows = {a: {"times": [], "totals": [], "ratios": [], "partial": 0, "runtime_s": 0.0, "infer_ms": [],
                 "infer_cpu_ms": []}
             for a in ALGOS}
@@ -57,6 +61,8 @@ def run_setting(seeds: list[int], make, with_optimum: bool) -> dict:
             assert res.status.value == "optimal", (seed, res.status)
             opt = res.objective
         for a in ALGOS:
+            if a in reused:
+                continue
             res = api.run(a, inst, seed=seed, **PARAMS.get(a, {}))
             assert not api.validate(inst, res), (a, seed)
             rows[a]["runtime_s"] += res.runtime_s
@@ -90,6 +96,9 @@ def run_setting(seeds: list[int], make, with_optimum: bool) -> dict:
             table[a]["inference_ms_per_decision"] = round(statistics.fmean(r["infer_ms"]), 2)
             table[a]["inference_cpu_ms_per_decision"] = round(statistics.fmean(r["infer_cpu_ms"]), 2)
             table[a]["inference_cpu_ms_max_seed"] = round(max(r["infer_cpu_ms"]), 2)
+    for a, r in reused.items():
+        table[a] = r
+        rows[a]["totals"] = r["total_completion_per_seed"]
     for a in ("online", "vanilla_marl"):  # per-seed head-to-head against every other algorithm
         mine = rows[a]["totals"]
         if len(mine) == len(seeds):
@@ -110,7 +119,12 @@ def run_setting(seeds: list[int], make, with_optimum: bool) -> dict:
 def main() -> None:
     ap = benchmark_parser(__doc__.splitlines()[0], seeds="0-9")
     ap.add_argument("--checkpoint", default="", help="evaluate this checkpoint directory as online (default: shipped)")
+    ap.add_argument("--reuse", type=Path, default=None, help="an earlier tapfinger_policy_eval.json with the same "
+                    "seeds: keep its rows of every algorithm but online (only online is run)")
     args = ap.parse_args()
+    old = json.loads(args.reuse.read_text()) if args.reuse else None
+    if old is not None and old["seeds"] != args.seeds:
+        raise SystemExit(f"--reuse: {args.reuse} has seeds {old['seeds']}, not {args.seeds}")
     if args.checkpoint:
         PARAMS["online"] = {"checkpoint": args.checkpoint}
     from edgeopt.tapfinger.policy.checkpoint import read_card
@@ -128,7 +142,8 @@ def main() -> None:
                                                               "hardware", "seed")}
     out["settings"]["small"] = {
         "regime": "small preset: 2 clusters 6 CPU/4 GPU, 6 tasks, Poisson(1), noise off; vs certified optimum",
-        "rows": run_setting(args.seeds, lambda s: generate("small", seed=s), True)}
+        "rows": run_setting(args.seeds, lambda s: generate("small", seed=s), True,
+                            old["settings"]["small"]["rows"] if old else None)}
     for name, cfg in SETTINGS.items():
         for noise in (0.0, 0.1):
             key = f"{name}_noise{noise:g}"
@@ -136,7 +151,7 @@ def main() -> None:
                 "regime": f"paper preset: {cfg['clusters']} clusters 16/16, Poisson({cfg['arrival_rate']:g}), "
                           f"64 tasks per cluster, noise {noise:g}",
                 "rows": run_setting(args.seeds, lambda s, c=cfg, z=noise: generate("paper", seed=s, noise=z, **c),
-                                    False)}
+                                    False, old["settings"][key]["rows"] if old else None)}
             print(key, "done", round(time.perf_counter() - t0), "s", flush=True)
     out["wall_s"] = round(time.perf_counter() - t0, 1)
     path = result_path(args.out, "tapfinger_policy_eval.json")
