@@ -147,7 +147,8 @@ def main(argv: list[str] | None = None) -> None:
         path.write_text(json.dumps(doc, indent=1) + "\n")
         print("wrote", path)
     if args.figure:
-        plot(curve, refs, f"{cfg.name} config: {regime}", args.figure)
+        plot(curve, refs, f"{cfg.name} run; validation: {N} clusters, Poisson({rate:g}), {cfg.jobs_per_cluster} tasks "
+             f"per cluster, noise {cfg.noise:g}, {len(cfg.eval_seeds)} seeds", args.figure)
         print("wrote", args.figure)
 
 
