@@ -8,7 +8,8 @@ Regimes (each stated in the JSON):
 * ``paper3`` (3 clusters of 16/16, Poisson(2), 192 tasks) and ``paper6`` (6 clusters, Poisson(4),
   384 tasks), noise off and on (+/-0.1), against the fastest-run + start-rate lower bound.
 
-Relaxed (preemptive) baselines are marked; partial results (unfinished tasks) get no numbers.
+Every baseline uses the learned agents' conflict rule (eq. (11)); ``*_ordered`` are the earlier
+agent-order variants (no pick lost), kept for comparison. Relaxed (preemptive) baselines are marked; partial results (unfinished tasks) get no numbers.
 
     python benchmarks/tapfinger_baselines.py --seeds 0-9 --out benchmarks/results
 """
@@ -24,7 +25,8 @@ from edgeopt.bench import benchmark_parser, result_path
 from edgeopt.tapfinger import generate
 from formulations.tapfinger import METHODS, start_rate_bound
 
-ALGOS = ["optimus", "optimus_np", "tiresias", "tiresias_np", "random", "minimum", "greedy"]
+ALGOS = ["optimus", "optimus_np", "tiresias", "tiresias_np", "random", "minimum", "greedy",
+         "optimus_ordered", "optimus_np_ordered", "greedy_ordered"]
 SETTINGS = {
     "paper3": {"clusters": 3, "arrival_rate": 2.0},
     "paper6": {"clusters": 6, "arrival_rate": 4.0},

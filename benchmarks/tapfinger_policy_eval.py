@@ -1,18 +1,23 @@
 """The learned TapFinger policy on held-out seeds against its ablation and the baselines (Fig. 4/5 style).
 
 Held-out seeds: the benchmark's seeds (default 0-9) are never used in training (training instances
-use seeds from 1,000,000 up, validation 900,000 and 900,001). Regimes (each stated in the JSON):
+use seeds from 1,000,000 up, validation 900,000-900,003). Regimes (each stated in the JSON):
 
 * ``small``: the ``small`` preset (2 clusters of 6 CPU / 4 GPU, 6 tasks, Poisson(1)), against the
   certified optimum (CP-SAT, proven optimal): ratio = total completion time / optimum.
 * ``paper3`` (3 clusters of 16/16, Poisson(2), 192 tasks), ``paper6`` (6 clusters, Poisson(4), 384
   tasks) and ``paper6_rate2`` (6 clusters, Poisson(2), Fig. 5), each with noise off and on (+/-0.1).
 
+Every baseline uses the agents' conflict rule (eq. (11)); ``optimus_ordered``, ``optimus_np_ordered``
+and ``greedy_ordered`` (the earlier agent-order rule) show what that rule is worth. ``online`` and
+``vanilla_marl`` get per-seed wins and ties against every other algorithm (total completion time).
 Completion times are pooled over all tasks of all seeds (mean and median, as Fig. 4). ``online``
 and ``vanilla_marl`` take the most likely action (argmax). The inference time per decision is the
 policy's wall time (graph building + network, all deciding agents together) per timestep with at
 least one deciding agent, on the CPU the benchmark runs on (after a warm-up run that loads the
-checkpoint). Relaxed (preemptive) baselines are marked; partial results get no numbers.
+checkpoint), and the same in CPU time of the process (1 torch thread, the registered default; the
+figure a loaded machine does not inflate). Relaxed (preemptive) baselines are marked; partial
+results get no numbers.
 
     python benchmarks/tapfinger_policy_eval.py --seeds 0-9 --out benchmarks/results
 """
@@ -22,15 +27,18 @@ from __future__ import annotations
 import json
 import statistics
 import time
+from pathlib import Path
 
 from edgeopt import api
 from edgeopt.bench import benchmark_parser, result_path
 from edgeopt.tapfinger import generate
-from edgeopt.tapfinger.policy.registry import LAST_INFERENCE
+from edgeopt.tapfinger.policy.registry import LAST_INFERENCE, LAST_INFERENCE_CPU
 from formulations.tapfinger import METHODS
 
 ALGOS = ["online", "vanilla_marl", "optimus", "optimus_np", "tiresias", "tiresias_np", "random", "minimum",
-         "greedy"]
+         "greedy", "optimus_ordered", "optimus_np_ordered", "greedy_ordered"]
+#: per-algorithm parameters (``--checkpoint`` evaluates another checkpoint as ``online``)
+PARAMS: dict[str, dict] = {}
 SETTINGS = {
     "paper3": {"clusters": 3, "arrival_rate": 2.0},
     "paper6": {"clusters": 6, "arrival_rate": 4.0},
@@ -38,8 +46,12 @@ SETTINGS = {
 }
 
 
-def run_setting(seeds: list[int], make, with_optimum: bool) -> dict:
-    rows = {a: {"times": [], "totals": [], "ratios": [], "partial": 0, "runtime_s": 0.0, "infer_ms": []}
+def run_setting(seeds: list[int], make, with_optimum: bool, reused: dict | None = None) -> dict:
+    """The table of one setting; ``reused``: an earlier table of it, whose rows (other than ``online``)
+    are kept instead of re-running those algorithms (their per-seed totals feed the wins)."""
+    reused = {a: r for a, r in (reused or {}).items() if a != "online" and r.get("total_completion_per_seed")}
+    rows = {a: {"times": [], "totals": [], "ratios": [], "partial": 0, "runtime_s": 0.0, "infer_ms": [],
+                "infer_cpu_ms": []}
             for a in ALGOS}
     for seed in seeds:
         inst = make(seed)
@@ -49,11 +61,14 @@ def run_setting(seeds: list[int], make, with_optimum: bool) -> dict:
             assert res.status.value == "optimal", (seed, res.status)
             opt = res.objective
         for a in ALGOS:
-            res = api.run(a, inst, seed=seed)
+            if a in reused:
+                continue
+            res = api.run(a, inst, seed=seed, **PARAMS.get(a, {}))
             assert not api.validate(inst, res), (a, seed)
             rows[a]["runtime_s"] += res.runtime_s
             if a in LAST_INFERENCE:
                 rows[a]["infer_ms"].append(LAST_INFERENCE.pop(a))
+                rows[a]["infer_cpu_ms"].append(LAST_INFERENCE_CPU.pop(a))
             if res.status.value != "feasible":
                 rows[a]["partial"] += 1
                 continue
@@ -72,18 +87,27 @@ def run_setting(seeds: list[int], make, with_optimum: bool) -> dict:
             "median_completion": statistics.median(t) if t and full else None,
             "partial_runs": r["partial"],
             "runtime_s_per_run": round(r["runtime_s"] / len(seeds), 4),
+            "total_completion_per_seed": r["totals"] if full else None,
         }
         if with_optimum and r["ratios"] and full:
             table[a]["mean_ratio_to_optimum"] = round(statistics.fmean(r["ratios"]), 4)
             table[a]["max_ratio_to_optimum"] = round(max(r["ratios"]), 4)
         if r["infer_ms"]:
             table[a]["inference_ms_per_decision"] = round(statistics.fmean(r["infer_ms"]), 2)
-    for a in ("online", "vanilla_marl"):  # per-seed head-to-head against the baselines the paper compares with
+            table[a]["inference_cpu_ms_per_decision"] = round(statistics.fmean(r["infer_cpu_ms"]), 2)
+            table[a]["inference_cpu_ms_max_seed"] = round(max(r["infer_cpu_ms"]), 2)
+    for a, r in reused.items():
+        table[a] = r
+        rows[a]["totals"] = r["total_completion_per_seed"]
+    for a in ("online", "vanilla_marl"):  # per-seed head-to-head against every other algorithm
         mine = rows[a]["totals"]
         if len(mine) == len(seeds):
             table[a]["wins_per_seed"] = {
                 b: sum(x < y for x, y in zip(mine, rows[b]["totals"], strict=True))
-                for b in ("random", "minimum", "optimus", "greedy") if len(rows[b]["totals"]) == len(seeds)}
+                for b in ALGOS if b != a and len(rows[b]["totals"]) == len(seeds)}
+            table[a]["ties_per_seed"] = {
+                b: sum(x == y for x, y in zip(mine, rows[b]["totals"], strict=True))
+                for b in ALGOS if b != a and len(rows[b]["totals"]) == len(seeds)}
     o, m = table["online"], table["optimus"]
     if o["mean_completion"] and m["mean_completion"]:
         table["online"]["vs_optimus"] = {
@@ -94,23 +118,32 @@ def run_setting(seeds: list[int], make, with_optimum: bool) -> dict:
 
 def main() -> None:
     ap = benchmark_parser(__doc__.splitlines()[0], seeds="0-9")
+    ap.add_argument("--checkpoint", default="", help="evaluate this checkpoint directory as online (default: shipped)")
+    ap.add_argument("--reuse", type=Path, default=None, help="an earlier tapfinger_policy_eval.json with the same "
+                    "seeds: keep its rows of every algorithm but online (only online is run)")
     args = ap.parse_args()
+    old = json.loads(args.reuse.read_text()) if args.reuse else None
+    if old is not None and old["seeds"] != args.seeds:
+        raise SystemExit(f"--reuse: {args.reuse} has seeds {old['seeds']}, not {args.seeds}")
+    if args.checkpoint:
+        PARAMS["online"] = {"checkpoint": args.checkpoint}
     from edgeopt.tapfinger.policy.checkpoint import read_card
     from edgeopt.tapfinger.policy.registry import SHIPPED, available
 
     if not available():
         raise SystemExit("needs the rl extra and the shipped checkpoints")
     for name in ("online", "vanilla_marl"):  # warm-up: load the checkpoint once, outside the timings
-        api.run(name, generate("small", seed=0))
+        api.run(name, generate("small", seed=0), **PARAMS.get(name, {}))
     t0 = time.perf_counter()
     out = {"seeds": args.seeds, "checkpoints": {}, "settings": {}}
     for name, d in SHIPPED.items():
-        card = read_card(d)
+        card = read_card(args.checkpoint if name == "online" and args.checkpoint else d)
         out["checkpoints"][name] = {k: card.get(k) for k in ("name", "steps", "episodes", "updates", "wall_time_s",
                                                               "hardware", "seed")}
     out["settings"]["small"] = {
         "regime": "small preset: 2 clusters 6 CPU/4 GPU, 6 tasks, Poisson(1), noise off; vs certified optimum",
-        "rows": run_setting(args.seeds, lambda s: generate("small", seed=s), True)}
+        "rows": run_setting(args.seeds, lambda s: generate("small", seed=s), True,
+                            old["settings"]["small"]["rows"] if old else None)}
     for name, cfg in SETTINGS.items():
         for noise in (0.0, 0.1):
             key = f"{name}_noise{noise:g}"
@@ -118,7 +151,7 @@ def main() -> None:
                 "regime": f"paper preset: {cfg['clusters']} clusters 16/16, Poisson({cfg['arrival_rate']:g}), "
                           f"64 tasks per cluster, noise {noise:g}",
                 "rows": run_setting(args.seeds, lambda s, c=cfg, z=noise: generate("paper", seed=s, noise=z, **c),
-                                    False)}
+                                    False, old["settings"][key]["rows"] if old else None)}
             print(key, "done", round(time.perf_counter() - t0), "s", flush=True)
     out["wall_s"] = round(time.perf_counter() - t0, 1)
     path = result_path(args.out, "tapfinger_policy_eval.json")
@@ -128,6 +161,7 @@ def main() -> None:
         print(f"\n{key}: {s['regime']}")
         for a, r in s["rows"].items():
             extra = {k: v for k, v in r.items() if k in ("mean_ratio_to_optimum", "inference_ms_per_decision",
+                                                         "inference_cpu_ms_per_decision",
                                                          "wins_per_seed", "vs_optimus")}
             print(f"  {a:13s}{' (relaxed)' if r['relaxed'] else '':10s} mean {r['mean_completion']} "
                   f"median {r['median_completion']} partial {r['partial_runs']} {extra or ''}")

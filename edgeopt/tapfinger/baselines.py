@@ -3,9 +3,13 @@
 All are policies run by `edgeopt.tapfinger.loop` on the same environment. Shared conventions
 (the same for every policy here, so none is favoured):
 
-* Conflict avoidance: agents choose in index order and skip a task an earlier agent chose in the
-  same timestep, so the environment's eq. (11) never has to discard a pick. (The learned policy
-  will use eq. (11) itself.)
+* Conflicts: the learned agents' rule. Each agent chooses without seeing the other agents'
+  picks of the same timestep; when several pick the same task the environment's eq. (11) gives it
+  to one of them (with the documented fallback Pr(j|n) = 1 / |P_{n,t}|, since a baseline has no
+  pointer probabilities) and the others start nothing in that timestep, exactly as a learned agent
+  that loses a conflict. The ``*_ordered`` variants keep the earlier rule: agents choose in index
+  order and skip a task an earlier agent chose in the same timestep, so no pick is ever lost (an
+  advantage the learned agents do not have).
 * A policy knows the task types' noise-free progress models only where its paper says it profiles
   them: Optimus (pre-run profiling, then online fitting), Tiresias (its threshold), greedy (ours,
   model-based). Random and minimum know nothing.
@@ -60,7 +64,23 @@ from edgeopt.tapfinger.loop import Decision, none_action, run_policy
 FAMILY = "tapfinger"
 
 
-def _free_picks(env: TapFingerEnv, obs: dict[str, Any], infos: dict[str, Any], n: int, claimed: set[int]) -> list[int]:
+class Claims:
+    """Tasks claimed by earlier agents in this timestep. Under the agents' rule (``ordered`` False)
+    nothing counts as claimed: every agent chooses as if alone and eq. (11) settles conflicts."""
+
+    def __init__(self, ordered: bool) -> None:
+        self.ordered = ordered
+        self.tasks: set[int] = set()
+
+    def add(self, j: int) -> None:
+        if self.ordered:
+            self.tasks.add(j)
+
+    def __contains__(self, j: object) -> bool:
+        return j in self.tasks
+
+
+def _free_picks(env: TapFingerEnv, obs: dict[str, Any], infos: dict[str, Any], n: int, claimed: Claims) -> list[int]:
     """Pending slots of agent n whose task fits at minimum and is not claimed this timestep."""
     a = env.possible_agents[n]
     if a not in obs:
@@ -75,14 +95,14 @@ class RandomPolicy:
 
     preemptive = False
 
-    def __init__(self, minimum: bool) -> None:
-        self.minimum = minimum
+    def __init__(self, minimum: bool, ordered: bool = False) -> None:
+        self.minimum, self.ordered = minimum, ordered
 
     def reset(self, env: TapFingerEnv, rng: np.random.Generator) -> None:
         self.rng = rng
 
     def act(self, env: TapFingerEnv, obs: dict, infos: dict) -> Decision:
-        actions, claimed = {}, set()
+        actions, claimed = {}, Claims(self.ordered)
         for n, a in enumerate(env.possible_agents):
             if a not in obs:
                 continue
@@ -107,8 +127,8 @@ class GreedyPolicy:
 
     preemptive = False
 
-    def __init__(self, share_cap: int, efficiency_slack: float) -> None:
-        self.share_cap = share_cap
+    def __init__(self, share_cap: int, efficiency_slack: float, ordered: bool = False) -> None:
+        self.share_cap, self.ordered = share_cap, ordered
         self.slack = efficiency_slack
 
     def reset(self, env: TapFingerEnv, rng: np.random.Generator) -> None:
@@ -129,7 +149,7 @@ class GreedyPolicy:
 
     def act(self, env: TapFingerEnv, obs: dict, infos: dict) -> Decision:
         inst = env.instance
-        actions, claimed = {}, set()
+        actions, claimed = {}, Claims(self.ordered)
         for n, a in enumerate(env.possible_agents):
             if a not in obs:
                 continue
@@ -197,8 +217,8 @@ class SpeedModel:
 class OptimusPolicy:
     """``optimus`` (preemptive, relaxed) and ``optimus_np`` (see the module docstring)."""
 
-    def __init__(self, preemptive: bool) -> None:
-        self.preemptive = preemptive
+    def __init__(self, preemptive: bool, ordered: bool = False) -> None:
+        self.preemptive, self.ordered = preemptive, ordered
 
     def reset(self, env: TapFingerEnv, rng: np.random.Generator) -> None:
         inst = env.instance
@@ -249,7 +269,7 @@ class OptimusPolicy:
 
     def act(self, env: TapFingerEnv, obs: dict, infos: dict) -> Decision:
         self._observe_progress(env)
-        actions, claimed, plans = {}, set(), {}
+        actions, claimed, plans = {}, Claims(self.ordered), {}
         for n, a in enumerate(env.possible_agents):
             if a not in obs:
                 continue
@@ -283,8 +303,8 @@ class OptimusPolicy:
 class TiresiasPolicy:
     """``tiresias`` (preemptive, relaxed) and ``tiresias_np`` (see the module docstring)."""
 
-    def __init__(self, preemptive: bool) -> None:
-        self.preemptive = preemptive
+    def __init__(self, preemptive: bool, ordered: bool = False) -> None:
+        self.preemptive, self.ordered = preemptive, ordered
 
     def reset(self, env: TapFingerEnv, rng: np.random.Generator) -> None:
         inst = env.instance
@@ -299,7 +319,7 @@ class TiresiasPolicy:
             self.first_start.setdefault(j, run.start)
             if not run.paused and run.start < env.t:
                 self.attained[j] = self.attained.get(j, 0.0) + run.alloc[1]
-        actions, claimed, plans = {}, set(), {}
+        actions, claimed, plans = {}, Claims(self.ordered), {}
         for n, a in enumerate(env.possible_agents):
             if a not in obs:
                 continue
@@ -403,3 +423,32 @@ def greedy(instance: Instance, *, seed: int = 0, share_cap: int = 1, efficiency_
 
         raise InputError("param.efficiency_slack", f"must be >= 0, got {efficiency_slack}")
     return run_policy(instance, GreedyPolicy(share_cap, efficiency_slack), "greedy", seed=seed)
+
+
+#: the earlier conflict rule's variants: name -> (policy factory, relaxed, randomized)
+ORDERED_VARIANTS = {
+    "random": (lambda: RandomPolicy(minimum=False, ordered=True), False, True),
+    "minimum": (lambda: RandomPolicy(minimum=True, ordered=True), False, True),
+    "optimus": (lambda: OptimusPolicy(preemptive=True, ordered=True), True, False),
+    "optimus_np": (lambda: OptimusPolicy(preemptive=False, ordered=True), False, False),
+    "tiresias": (lambda: TiresiasPolicy(preemptive=True, ordered=True), True, False),
+    "tiresias_np": (lambda: TiresiasPolicy(preemptive=False, ordered=True), False, False),
+    "greedy": (lambda: GreedyPolicy(share_cap=1, efficiency_slack=0.1, ordered=True), False, False),
+}
+
+
+def _register_ordered(base: str, make: Any, relaxed: bool, randomized: bool) -> None:
+    name = f"{base}_ordered"
+
+    @register(FAMILY, name, kind="baseline", relaxed=relaxed, randomized=randomized,
+              summary=f"{base} with the earlier conflict rule: agents claim tasks in index order, none lost")
+    def variant(instance: Instance, *, seed: int = 0) -> Result:
+        return run_policy(instance, make(), name, seed=seed)
+
+    variant.__doc__ = (f"``{base}`` under the earlier conflict rule: agents choose in index order and skip tasks "
+                       "an earlier agent claimed in the same timestep (no pick is lost to eq. (11)).")
+    variant.__name__ = variant.__qualname__ = f"{base}_ordered"
+
+
+for _base, (_make, _relaxed, _randomized) in ORDERED_VARIANTS.items():
+    _register_ordered(_base, _make, _relaxed, _randomized)

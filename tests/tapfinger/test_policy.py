@@ -167,6 +167,9 @@ def test_shipped_configurations_parse():
     full = load_config("full")
     assert (full.policy.han_layers, full.policy.han_heads, full.policy.hidden) == (6, 4, 256)
     assert (full.policy.pointer_layers, full.policy.pointer_heads, full.num_envs) == (2, 4, 32)
+    mid = load_config("mid")  # the CPU run's: the paper's architecture variants at a smaller width
+    assert (mid.policy.actor_per_agent, mid.policy.critic, mid.jobs_per_cluster) == (True, "central", 64)
+    assert 0 < mid.policy.hidden < full.policy.hidden
     with pytest.raises(InputError, match="config"):
         load_config("/nonexistent.toml")
 

@@ -11,27 +11,67 @@ from formulations.tapfinger import METHODS, SIZES, start_rate_bound
 from tests.reliability_helpers import certified_names, load_certified
 
 ALGOS = ["random", "minimum", "optimus", "optimus_np", "tiresias", "tiresias_np", "greedy"]
+ORDERED = [f"{a}_ordered" for a in ALGOS]
 NAMES = certified_names("tapfinger")
 
 
 def test_registry_lists_every_baseline_with_honest_flags():
     algos = registered("tapfinger") or api.algorithms("tapfinger")
-    assert set(ALGOS) <= set(algos)
+    assert set(ALGOS) <= set(algos) and set(ORDERED) <= set(algos)
     import edgeopt.tapfinger as family
 
     # the learned policy is registered exactly when the rl extra and its checkpoints are present
     assert ("online" in algos) == (family.ONLINE_PENDING is None)
     assert algos["optimus"].relaxed and algos["tiresias"].relaxed
     assert not any(algos[a].relaxed for a in ("optimus_np", "tiresias_np", "greedy", "random", "minimum"))
+    for a in ALGOS:
+        assert (algos[a].relaxed, algos[a].randomized) == (algos[f"{a}_ordered"].relaxed,
+                                                           algos[f"{a}_ordered"].randomized)
 
 
-@pytest.mark.parametrize("name", ALGOS)
+@pytest.mark.parametrize("name", ALGOS + ORDERED)
 def test_baselines_validate_on_the_paper_preset_with_noise(name):
     inst = generate("paper", seed=0, noise=0.1)
     res = api.run(name, inst, seed=1)
     assert res.status == Status.FEASIBLE
     assert not FAMILY.check_result(inst, res)
     assert res.objective >= start_rate_bound(inst)
+
+
+@pytest.mark.parametrize("name", ALGOS)
+def test_baselines_lose_conflicts_as_agents_do_and_ordered_variants_never(name):
+    # 6 clusters at rate 4: tasks are visible to several clusters, so agents pick the same task
+    inst = generate("paper", seed=3, clusters=6, arrival_rate=4.0, jobs=120, noise=0.1)
+    agents = api.run(name, inst, seed=2)
+    ordered = api.run(f"{name}_ordered", inst, seed=2)
+    for res in (agents, ordered):
+        assert res.status == Status.FEASIBLE and not FAMILY.check_result(inst, res)
+    assert ordered.extra["conflicts_lost"] == 0
+    assert agents.extra["conflicts_lost"] > 0, name
+
+
+@pytest.mark.parametrize("ordered", [False, True])
+def test_agents_rule_means_each_agent_chooses_as_if_alone(ordered):
+    # under the agents' rule an agent's action does not depend on the other agents' observations;
+    # under the ordered rule it does (an earlier agent's claim removes a task)
+    from edgeopt.tapfinger.baselines import GreedyPolicy, TiresiasPolicy
+    from edgeopt.tapfinger.env import TapFingerEnv
+
+    inst = generate("paper", seed=5, clusters=6, arrival_rate=4.0, jobs=90)
+    differs = 0
+    for make in (lambda: GreedyPolicy(1, 0.1, ordered=ordered), lambda: TiresiasPolicy(False, ordered=ordered)):
+        env = TapFingerEnv(inst)
+        obs, infos = env.reset(seed=0)
+        pol, alone = make(), make()
+        pol.reset(env, None)
+        alone.reset(env, None)
+        while env.agents:
+            d = pol.act(env, obs, infos)
+            for a in obs:
+                solo = alone.act(env, {a: obs[a]}, infos).actions[a]
+                differs += not (d.actions[a] == solo).all()
+            obs, _, _, _, infos = env.step(d.actions)
+    assert (differs > 0) == ordered
 
 
 def test_preemptive_baselines_pay_switch_overheads():

@@ -6,6 +6,9 @@ configurations ship as TOML files next to this module:
 
 * ``reduced`` (CPU): 2 HAN layers, 2 heads, hidden 64, pointer encoder of 1 layer and 2 heads, a few
   episodes per update. This is what the shipped checkpoint was trained with.
+* ``mid`` (CPU, the paper's architecture variants): hidden 128, 3 HAN layers of 4 heads, a
+  pointer encoder of 2 layers and 4 heads, one actor per agent, the centralised critic, 64 tasks
+  per cluster; what the long CPU run trains.
 * ``full`` (the paper's Sec. V-A, for an accelerator): 6 HAN layers, 4 heads, hidden 256, pointer
   encoder of 2 layers and 4 heads, 32 parallel environments, lr 1e-4, batch 256, discount 1.
 """

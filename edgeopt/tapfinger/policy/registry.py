@@ -20,6 +20,8 @@ SHIPPED = {"online": CHECKPOINTS / "tapfinger", "vanilla_marl": CHECKPOINTS / "v
 EXTRA_MODULES = ("torch", "torch_geometric", "safetensors")
 #: algorithm -> inference milliseconds per decision of its last run (graph building + network)
 LAST_INFERENCE: dict[str, float] = {}
+#: the same in CPU milliseconds of the process (what a loaded machine does not inflate)
+LAST_INFERENCE_CPU: dict[str, float] = {}
 
 
 def requirements() -> tuple[tuple[str, ...], list[Path]]:
@@ -70,6 +72,7 @@ def run_learned(instance: Instance, name: str, architecture: str, directory: str
     res.extra["checkpoint"] = "shipped" if Path(directory) == SHIPPED.get(name) else str(directory)
     # a timing would make equal-seed results differ: it goes beside the result, not into it
     LAST_INFERENCE[name] = 1000 * policy.seconds / max(1, policy.decisions)
+    LAST_INFERENCE_CPU[name] = 1000 * policy.cpu_seconds / max(1, policy.decisions)
     return res
 
 

@@ -62,13 +62,15 @@ class LearnedPolicy:
         self.gen = torch.Generator().manual_seed(int(rng.integers(2**31)))
         self.decisions = 0
         self.seconds = 0.0
+        self.cpu_seconds = 0.0  # CPU time of this process (the figure to read on a shared machine)
 
     def act(self, env: TapFingerEnv, obs: dict, infos: dict) -> Decision:
         import time
 
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         step = prepare(env, obs, infos, self.cfg)
         out = decide(self.net, step, sample=self.sample, generator=self.gen)
         self.seconds += time.perf_counter() - t0
+        self.cpu_seconds += time.process_time() - c0
         self.decisions += int(bool(step.agents))
         return to_decision(env, out, self.cfg)

@@ -156,13 +156,19 @@ class MinibatchEncoder:
         return self.net.encode_dense(select(self.graphs, used), inv, agent)
 
 
-def evaluate(net: torch.nn.Module, cfg: TrainConfig) -> float:
-    """Mean completion time per task of the argmax policy on the validation seeds (first setting)."""
+def validation_instances(cfg: TrainConfig) -> list[tuple[int, Instance]]:
+    """(seed, instance) of the validation seeds: the first setting, the training tasks per cluster and noise."""
     N, rate = cfg.settings[0]
+    return [(s, with_durations(generate("paper", seed=s, clusters=int(N), arrival_rate=float(rate),
+                                        jobs=cfg.jobs_per_cluster * int(N), noise=cfg.noise), cfg.sensitive_durations))
+            for s in cfg.eval_seeds]
+
+
+def evaluate(net: torch.nn.Module, cfg: TrainConfig) -> float:
+    """Mean completion time per task of the argmax policy on the validation seeds (first setting); an
+    unfinished task counts until the horizon."""
     vals = []
-    for s in cfg.eval_seeds:
-        inst = with_durations(generate("paper", seed=s, clusters=int(N), arrival_rate=float(rate),
-                                       jobs=cfg.jobs_per_cluster * int(N), noise=cfg.noise), cfg.sensitive_durations)
+    for s, inst in validation_instances(cfg):
         env, _ = run_episode(inst, LearnedPolicy(net, cfg.policy), seed=s)
         alive = sum(p.end - inst.tasks[p.task].arrival for p in env.schedule().placements)
         alive += sum(inst.horizon - inst.tasks[j].arrival for j in env.unfinished())
@@ -183,6 +189,7 @@ class Trainer:
         self.gen = torch.Generator().manual_seed(cfg.seed)
         self.update = self.steps = self.episodes = 0
         self.wall = 0.0
+        self.cpu = 0.0  # CPU seconds of the training process's updates (all threads), validation included
         self.last_eval: float | None = None
         self.best_eval: float | None = None
         if resume and (self.out / "trainer.pt").exists():
@@ -198,6 +205,7 @@ class Trainer:
         self.gen.set_state(st["generator"])
         self.update, self.steps, self.episodes = int(st["update"]), int(st["steps"]), int(st["episodes"])
         self.wall = float(st["wall"])
+        self.cpu = float(st.get("cpu", 0.0))  # absent in states written before it was recorded
         self.last_eval = card.get("last_eval_mean_completion")
         if (self.out / "best" / "card.json").exists():
             self.best_eval = checkpoint.read_card(self.out / "best").get("last_eval_mean_completion")
@@ -213,9 +221,10 @@ class Trainer:
     def _save(self, where: Path | None = None) -> None:
         card = {"name": self.cfg.name, "train_config": self.cfg.model_dump(mode="json"), "seed": self.cfg.seed,
                 "steps": self.steps, "episodes": self.episodes, "updates": self.update,
-                "wall_time_s": round(self.wall, 1), "last_eval_mean_completion": self.last_eval}
+                "wall_time_s": round(self.wall, 1), "cpu_time_s": round(self.cpu, 1),
+                "last_eval_mean_completion": self.last_eval}
         state = {"optimizer": self.opt.state_dict(), "generator": self.gen.get_state(), "update": self.update,
-                 "steps": self.steps, "episodes": self.episodes, "wall": self.wall}
+                 "steps": self.steps, "episodes": self.episodes, "wall": self.wall, "cpu": self.cpu}
         if where is not None:  # a model snapshot (weights and card), not a resumable state
             checkpoint.save(where, self.net, self.cfg.policy, card)
             return
@@ -278,6 +287,7 @@ class Trainer:
                 self.best_eval = self.last_eval
                 self._save(self.out / "best")
         self.wall += time.perf_counter() - t0
+        self.cpu += time.process_time() - c0
         row = {"update": self.update, "steps": self.steps, "episodes": self.episodes,
                "mean_return": float(np.mean([e["return"] for e in eps])),
                "mean_completion": float(np.mean([e["mean_completion"] for e in eps])),
