@@ -17,12 +17,15 @@ the pricing oracle, its dual (9) read back from HiGHS. ``theory.py``: the bounds
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 from edgeopt.core import ModelSize, Result
+from edgeopt.core.lns import Neighbourhood
 from edgeopt.core.lowerbound import BoundMethod
 from formulations.hetero.bound import TI_LP
 from formulations.hetero.cpsat import build_cpsat, solve_cpsat
+from formulations.hetero.lns import neighbourhood
 from formulations.hetero.milp import build_milp, solve_milp
 from formulations.hetero.sizes import SIZES as _SIZES
 
@@ -31,5 +34,8 @@ METHODS: dict[str, Callable[..., Result]] = {"milp": solve_milp, "cpsat": solve_
 SIZES: dict[str, Callable[..., ModelSize]] = _SIZES
 #: Certified lower bounds (``edgeopt bound``; the first is ``auto``): ``bound.py``.
 LOWER_BOUNDS: dict[str, BoundMethod] = {"ti_lp": TI_LP}
+#: Large-neighbourhood search plug-ins by the exact model of their windows (``solve --lns``): ``lns.py``.
+NEIGHBOURHOODS: dict[str, Callable[[], Neighbourhood]] = {"cpsat": functools.partial(neighbourhood, "cpsat"),
+                                                          "milp": functools.partial(neighbourhood, "milp")}
 
 __all__ = ["LOWER_BOUNDS", "METHODS", "SIZES", "build_cpsat", "build_milp", "solve_cpsat", "solve_milp"]
