@@ -209,7 +209,7 @@ def solve_pyomo(
 
 def solve_cpsat(
     model: Any, *, time_limit: float = 60.0, workers: int = 2, rel_gap: float = 0.0, log: bool = False,
-    deadline: Deadline | None = None,
+    deadline: Deadline | None = None, params: dict[str, Any] | None = None,
 ) -> tuple[SolverOutcome, Any]:
     """Solve a CP-SAT model. Returns the outcome and the solver (to read values from).
 
@@ -217,7 +217,8 @@ def solve_cpsat(
     hiding the interruption. So its own SIGINT handler is off and the search runs in a helper
     thread while this one waits: Ctrl-C (or SIGTERM turned into an exception by the CLI) reaches
     Python here, stops the search, and is re-raised, so the caller writes nothing (exit 130).
-    With a ``deadline``, the search gets only the time left of it.
+    With a ``deadline``, the search gets only the time left of it. ``params``: further CP-SAT
+    parameters by name (e.g. ``cp_model_presolve=False`` for the LNS's small windows).
     """
     import threading
 
@@ -234,6 +235,8 @@ def solve_cpsat(
     # interleaved search is CP-SAT's deterministic multi-worker mode: two solves of one instance give the
     # same schedule (the README's promise: only the timing fields differ)
     solver.parameters.interleave_search = True
+    for key, value in (params or {}).items():
+        setattr(solver.parameters, key, value)
     box: dict[str, Any] = {}
 
     def search() -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from edgeopt.core import ModelSize, Result
+from edgeopt.core.lns import Neighbourhood
 from edgeopt.core.lowerbound import BoundMethod
 from formulations.edgecloud.batch import (
     BatchProblem,
@@ -27,6 +28,7 @@ from formulations.edgecloud.batch import (
 )
 from formulations.edgecloud.bound import TI_LP
 from formulations.edgecloud.cpsat import build_cpsat, extract_cpsat, solve_cpsat
+from formulations.edgecloud.lns import neighbourhood
 from formulations.edgecloud.milp import build_milp, extract_milp, solve_milp
 from formulations.edgecloud.sizes import SIZES as _SIZES
 
@@ -35,6 +37,8 @@ METHODS: dict[str, Callable[..., Result]] = {"milp": solve_milp, "cpsat": solve_
 SIZES: dict[str, Callable[..., ModelSize]] = _SIZES
 #: Certified lower bounds (``edgeopt bound``; the first is ``auto``): ``bound.py``.
 LOWER_BOUNDS: dict[str, BoundMethod] = {"ti_lp": TI_LP}
+#: Large-neighbourhood search plug-ins by the exact model of their windows (``solve --lns``): ``lns.py``.
+NEIGHBOURHOODS: dict[str, Callable[[], Neighbourhood]] = {"cpsat": neighbourhood}
 
 __all__ = [
     "LOWER_BOUNDS", "METHODS", "SIZES", "BatchProblem", "build_cpsat", "build_milp", "column_generation", "dual_value", "extract_cpsat",
