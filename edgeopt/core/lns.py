@@ -105,7 +105,7 @@ def search(spec: FamilySpec, instance: Any, schedule: Any, hood: Neighbourhood, 
     pos = 0
     idle_passes = 0
     improved_this_pass = False
-    while deadline.remaining(floor=0.0) >= min_sub_limit:
+    while not deadline.expired() and deadline.remaining(floor=0.0) >= min_sub_limit:
         order = list(hood.order(instance, best))
         if not order:
             break

@@ -24,6 +24,7 @@ from formulations.common import deadline_bounded, finish
 from formulations.common import solve_cpsat as run_cpsat
 from formulations.edgecloud.data import ModelData, prepare
 from formulations.edgecloud.schedule_io import Placement, infeasible_result, to_schedule
+from formulations.edgecloud.start import hint_cpsat
 
 
 class CpsatModel:
@@ -130,8 +131,11 @@ def extract_cpsat(cm: CpsatModel, solver: cp_model.CpSolver) -> list[Placement]:
 
 @deadline_bounded("edgecloud", "cpsat")
 def solve_cpsat(instance: Any, *, time_limit: float = 60.0, workers: int = 2, deadline: Deadline | None = None,
-                **options: Any) -> Result:
-    """Solve MINLP (2) exactly with CP-SAT. Status optimal, time_limit (incumbent + bound) or infeasible."""
+                hint: Any = None, **options: Any) -> Result:
+    """Solve MINLP (2) exactly with CP-SAT. Status optimal, time_limit (incumbent + bound) or infeasible.
+
+    ``hint``: a schedule (a `Schedule` or its JSON) given as solution hints (``start.py``).
+    """
     from edgeopt.edgecloud import FAMILY
 
     if options:
@@ -144,6 +148,8 @@ def solve_cpsat(instance: Any, *, time_limit: float = 60.0, workers: int = 2, de
         return infeasible_result(instance, "cpsat", data.unschedulable(), time.perf_counter() - t0)
     with deadline.guard():
         cm = build_cpsat(instance, data)
+        if hint is not None:
+            hint_cpsat(cm, instance, FAMILY.parse_schedule(hint))
     build_s = time.perf_counter() - t0
     outcome, solver = run_cpsat(cm.model, time_limit=time_limit, workers=workers, deadline=deadline)
     schedule = to_schedule(instance, extract_cpsat(cm, solver)) if outcome.has_solution else None
