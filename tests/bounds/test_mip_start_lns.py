@@ -140,3 +140,18 @@ def test_lns_refusals(tmp_path: Path) -> None:
     assert cli("solve", path, "--method", "cpsat", "--time-limit", "5", "--lns", "-o", out) == 0
     res = Result.load(str(out))
     assert res.status == Status.TIME_LIMIT and not api.validate(het, res)
+
+
+def test_okita_highs_takes_the_mip_start() -> None:
+    from formulations.okita.milp import build_milp
+    from formulations.okita.start import start_milp
+
+    inst, ws, sched = _warm("okita", 1, "fifo")
+    model = build_milp(inst)
+    out = solve_pyomo(model, time_limit=60, start=start_milp(model, sched), highs_options={"mip_max_improving_sols": 1})
+    assert out.start_values > 0
+    # the first incumbent HiGHS reports is the start itself (no better one is found before it)
+    assert out.objective == pytest.approx(ws.objective, rel=1e-6)
+    res = api.solve(inst, method="milp", time_limit=20, warm_start="fifo")
+    assert not api.validate(inst, res) and res.objective <= ws.objective + 1e-9
+    assert res.extra.get("mip_start_values") or res.extra["warm_start"]["kept"] is False
