@@ -43,10 +43,10 @@ EXTRA_SERVERS = 4
 PLACEMENT_FREE = 2
 
 
-#: CP-SAT parameters of a window's solve. Presolve off: on an edgecloud paper-preset window (8 jobs,
-#: 200 other jobs' runs as fixed intervals) presolve took about 3.4 s of a 5 s limit, and the search
-#: from the hint without it found a window objective of 363 where the default stopped at 483.
-SUB_PARAMS = {"cp_model_presolve": False}
+#: CP-SAT parameters of a window's solve: the defaults. Presolve off (as for edgecloud) aborted the
+#: process on a hetero paper-preset run (CP-SAT "Check failed: heuristics.fixed_search != nullptr",
+#: one worker, interleaved search); with presolve on and two workers 300-job runs went through.
+SUB_PARAMS: dict[str, Any] = {}
 
 
 def usage(instance: Any, schedule: Any, skip: set[int], t0: int, length: int) -> np.ndarray:
@@ -78,7 +78,7 @@ def order(instance: Any, schedule: Any) -> list[int]:
 
 def reoptimise(instance: Any, schedule: Any, free: Sequence[int], time_limit: float, *, method: str = "cpsat",
                pad: int = PAD, extra_servers: int = EXTRA_SERVERS, placement_free: int = PLACEMENT_FREE,
-               workers: int = 1) -> SubSolve:
+               workers: int = 2) -> SubSolve:
     """Re-solve the jobs ``free`` exactly in their window of time and servers; the rest stays.
 
     With ``method="cpsat"`` only ``placement_free`` jobs of the window (those with the largest
