@@ -174,3 +174,19 @@ def test_preemptive_highs_takes_the_mip_start() -> None:
     assert firsts[1] <= ws.objective + 1e-6 < firsts[0]
     res = api.solve(inst, method="milp", time_limit=20, warm_start="online")
     assert not api.validate(inst, res) and res.objective <= ws.objective + 1e-9
+
+
+def test_search_hands_each_window_at_most_the_sub_limit_and_stops_at_the_deadline() -> None:
+    inst, ws, sched = _warm("hetero", 1, "fifo")
+    given: list[float] = []
+
+    def record(i, s, free, limit):
+        given.append(limit)
+        return SubSolve(None, False)
+
+    deadline = Deadline(0.3)
+    hood = Neighbourhood(order=lambda i, s: [js.job for js in s.jobs], reoptimise=record, window=1)
+    best, obj, log = search(api.family_of(inst), inst, sched, hood, deadline=deadline, sub_limit=0.1,
+                            min_sub_limit=0.0)
+    assert deadline.expired() and best is sched and log.iterations == len(given) >= 1
+    assert all(0.0 <= g <= 0.1 for g in given)
