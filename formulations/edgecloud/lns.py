@@ -23,7 +23,6 @@ from formulations.edgecloud.data import prepare
 from formulations.edgecloud.schedule_io import to_schedule
 from formulations.edgecloud.start import hint_cpsat
 
-
 #: CP-SAT parameters of a window's solve. Presolve off: on an edgecloud paper-preset window (8 jobs,
 #: 200 other jobs' runs as fixed intervals) presolve took about 3.4 s of a 5 s limit, and the search
 #: from the hint without it found a window objective of 363 where the default stopped at 483.

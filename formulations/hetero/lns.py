@@ -26,9 +26,8 @@ import numpy as np
 
 from edgeopt.core import Deadline, Status
 from edgeopt.core.lns import Neighbourhood, SubSolve
-from formulations.common import complete_hints
+from formulations.common import complete_hints, solve_pyomo
 from formulations.common import solve_cpsat as run_cpsat
-from formulations.common import solve_pyomo
 from formulations.hetero.cpsat import build_cpsat, extract_cpsat
 from formulations.hetero.data import prepare
 from formulations.hetero.milp import build_milp, extract_milp

@@ -31,7 +31,7 @@ def _warm(family: str, seed: int, algorithm: str):
 
 @pytest.mark.parametrize(("family", "algorithm"), [("hetero", "fifo"), ("hetero", "drf"), ("edgecloud", "fifo")])
 def test_cpsat_hints_of_a_valid_schedule_are_feasible(family: str, algorithm: str) -> None:
-    inst, ws, sched = _warm(family, 3, algorithm)
+    inst, _ws, sched = _warm(family, 3, algorithm)
     if family == "hetero":
         from formulations.hetero.cpsat import build_cpsat
         from formulations.hetero.data import prepare
@@ -177,7 +177,7 @@ def test_preemptive_highs_takes_the_mip_start() -> None:
 
 
 def test_search_hands_each_window_at_most_the_sub_limit_and_stops_at_the_deadline() -> None:
-    inst, ws, sched = _warm("hetero", 1, "fifo")
+    inst, _ws, sched = _warm("hetero", 1, "fifo")
     given: list[float] = []
 
     def record(i, s, free, limit):
@@ -186,7 +186,7 @@ def test_search_hands_each_window_at_most_the_sub_limit_and_stops_at_the_deadlin
 
     deadline = Deadline(0.3)
     hood = Neighbourhood(order=lambda i, s: [js.job for js in s.jobs], reoptimise=record, window=1)
-    best, obj, log = search(api.family_of(inst), inst, sched, hood, deadline=deadline, sub_limit=0.1,
+    best, _obj, log = search(api.family_of(inst), inst, sched, hood, deadline=deadline, sub_limit=0.1,
                             min_sub_limit=0.0)
     assert deadline.expired() and best is sched and log.iterations == len(given) >= 1
     assert all(0.0 <= g <= 0.1 for g in given)
