@@ -491,12 +491,15 @@ def solve(
     time_limit: float = 60.0,
     max_model_size: int | None = None,
     warm_start: str | None = None,
+    lns: bool = False,
     **options: Any,
 ) -> Result:
     """Solve an instance with one of its family's exact models, within ``time_limit`` for the whole call.
 
     ``warm_start``: a registered algorithm's name or ``best``: it runs first (inside the time limit)
     and the incumbent returned is never worse than its schedule (`edgeopt.warmstart`).
+    ``lns``: improve the warm start (default ``best``) by a large-neighbourhood search whose windows
+    are solved with ``method`` until ``time_limit``; status ``time_limit`` (`edgeopt.warmstart.solve_lns`).
 
     Before anything is built, the model's size is estimated (``formulations.<family>.SIZES``) and a
     model above the budget is refused with an `InputError` that gives the size and what to do
@@ -516,6 +519,10 @@ def solve(
     solve_model = loaded(methods[method])
     estimator = model_sizes(spec.name).get(method)
     estimator = None if estimator is None else loaded(estimator)
+    if lns:
+        from edgeopt.warmstart import solve_lns
+
+        return solve_lns(instance, method=method, time_limit=time_limit, warm_start=warm_start or "best", **options)
     if warm_start is not None:
         from edgeopt.warmstart import solve_warm
 

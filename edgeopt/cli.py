@@ -307,6 +307,9 @@ def solve(
     max_input_bytes: MaxInputBytes = None,
     warm_start: Annotated[str | None, typer.Option(
         "--warm-start", help="ALG or best: run registered algorithm(s) first; the incumbent is never worse.")] = None,
+    lns: Annotated[bool, typer.Option(
+        "--lns", help="Improve the warm start (default best) by large-neighbourhood search with --method until "
+        "the time limit.")] = False,
 ) -> None:
     """Solve INSTANCE exactly (optimal, or incumbent + bound at the time limit)."""
     check_output_path(output)
@@ -314,7 +317,7 @@ def solve(
     spec = api.family_of(inst)
     with _progress_status(f"solving {spec.name} with {method} (limit {time_limit:g} s)"):
         result = api.solve(inst, method=method, time_limit=time_limit, max_model_size=max_model_size,
-                           warm_start=warm_start)
+                           warm_start=warm_start, lns=lns)
     _emit(result, output)
 
 

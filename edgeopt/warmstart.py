@@ -8,10 +8,14 @@ with status ``time_limit`` and the solver's proven bound (if any), so the incumb
 than the warm start. ``extra["warm_start"]`` records which algorithm gave it, its objective and
 whether it was kept.
 
-Where the exact method takes a ``hint`` argument (tapfinger's CP-SAT model: solution hints for each
-task's start and option), the warm-start schedule is handed to the solver; elsewhere the solver's
-own search starts cold (MIP starts for the HiGHS models are not written yet), and the guarantee
-above comes from keeping the better of the two.
+Where the exact method takes a ``hint`` argument, the warm-start schedule is handed to the solver:
+a MIP start for HiGHS (``formulations/common.py``, ``start=``), solution hints for CP-SAT; elsewhere
+the solver's own search starts cold, and the guarantee above comes from keeping the better of the two.
+
+``lns=True`` (`solve_lns`): instead of one solve of the whole model, a large-neighbourhood search
+(`edgeopt.core.lns`) re-solves windows of a few jobs with the family's exact model ``method``
+(``formulations.<family>.NEIGHBOURHOODS``) until the time limit; the certified bound is computed
+first, with at most a quarter of the time.
 """
 
 from __future__ import annotations
@@ -57,6 +61,44 @@ def accepts_hint(instance: Any, method: str) -> bool:
         return fn is not None and "hint" in inspect.signature(fn).parameters
     except (TypeError, ValueError):
         return False
+
+
+def solve_lns(instance: Any, *, method: str, time_limit: float, warm_start: str, sub_limit: float = 10.0) -> Result:
+    """Warm start, certified bound, then LNS until ``time_limit`` (the whole call); status ``time_limit``.
+
+    The incumbent is the warm start improved by every neighbourhood solve that gave a valid, better,
+    complete schedule (`edgeopt.core.lns.search`), so never worse than the warm start. Without a
+    complete warm start there is nothing to improve: an `InputError` on ``warm_start``.
+    """
+    from edgeopt import api
+    from edgeopt.core.lns import search
+
+    spec = api.family_of(instance)
+    hoods = api._formulations_table(spec.name, "NEIGHBOURHOODS")
+    if method not in hoods:
+        known = ", ".join(sorted(hoods)) or "none"
+        raise InputError("method", f"{spec.name} has no LNS neighbourhood for {method!r} (has: {known})")
+    deadline = Deadline(time_limit)
+    found = warm_start_schedule(instance, warm_start, deadline)
+    if found is None:
+        raise InputError("warm_start", f"{warm_start!r} gave no complete valid schedule: the LNS needs one to improve")
+    name, ws = found
+    extra: dict[str, Any] = {"warm_start": {"requested": warm_start, "algorithm": name, "objective": ws.objective,
+                                            "kept": True}}
+    bound = None
+    if deadline.remaining(floor=0.0) > 2.0:
+        certified = api.bound(instance, time_limit=deadline.remaining() / 4)
+        if certified.bound is not None and certified.bound <= ws.objective:
+            bound = certified.bound
+            extra["bound_method"] = certified.algorithm
+            extra["bound_certificate"] = certified.extra.get("certificate")
+    best, objective, log = search(spec, instance, spec.parse_schedule(ws.schedule), hoods[method](),
+                                  deadline=deadline, sub_limit=sub_limit)
+    extra["warm_start"]["kept"] = log.improvements == 0
+    extra["lns"] = {"method": method, "sub_limit_s": sub_limit, **log.as_dict()}
+    return Result(family=ws.family, algorithm=method, status=Status.TIME_LIMIT, objective=objective,
+                  bound=bound if bound is not None and bound <= objective else None, runtime_s=deadline.elapsed(),
+                  schedule=best.model_dump(mode="json"), instance_sha256=ws.instance_sha256, extra=extra)
 
 
 def solve_warm(instance: Any, *, method: str, time_limit: float, warm_start: str,

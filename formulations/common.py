@@ -62,6 +62,7 @@ class SolverOutcome:
         message: the solver's own termination word.
         has_solution: whether variable values were loaded.
         translate_s: of ``runtime_s``, the time Pyomo took to translate the model for HiGHS (0 for CP-SAT).
+        start_values: how many variable values a MIP start / hints handed to the solver (0: none).
     """
 
     status: Status
@@ -71,6 +72,7 @@ class SolverOutcome:
     message: str
     has_solution: bool
     translate_s: float = 0.0
+    start_values: int = 0
 
 
 def _finite(x: Any) -> float | None:
@@ -102,9 +104,58 @@ def _empty_pyomo(model: Any) -> SolverOutcome | None:
     return SolverOutcome(Status.OPTIMAL, value, value, 0.0, "empty model (no variables)", True)
 
 
+def mip_start_vector(model: Any, start: Any) -> list[tuple[Any, float]]:
+    """A MIP start for every discrete variable of ``model``: ``start``'s value, else 0.
+
+    ``start`` maps Pyomo variables to values (a ``ComponentMap``: a family's inverse of its ``extract``: the nonzero
+    values of a schedule). Discrete variables it does not name are 0 (the schedule does not use
+    them); continuous ones it does not name are left out, and HiGHS completes them by solving the
+    model with the discrete ones fixed. Values outside a variable's bounds are clipped.
+    """
+    import pyomo.environ as pyo
+
+    out: list[tuple[Any, float]] = []
+    named = {id(v): float(x) for v, x in start.items()}
+    for v in model.component_data_objects(pyo.Var, active=True):
+        if v.fixed:
+            continue
+        value = named.get(id(v))
+        if value is None:
+            if v.is_continuous():
+                continue
+            value = 0.0
+        lb, ub = v.lb, v.ub
+        if lb is not None:
+            value = max(value, float(lb))
+        if ub is not None:
+            value = min(value, float(ub))
+        out.append((v, value))
+    return out
+
+
+def _give_mip_start(opt: Any, model: Any, start: Any) -> int:
+    """Hand ``start`` to HiGHS (``Highs.setSolution``, sparse) after Pyomo translated ``model``.
+
+    Pyomo's HiGHS interface has no warm-start option, so this reads its variable-to-column map
+    (``_pyomo_var_to_solver_var_map``, pyomo 6.10) and calls highspy on its ``_solver_model``.
+    HiGHS checks the start itself: a feasible one becomes the first incumbent, an infeasible one is
+    dropped (and a partial one completed by a sub-MIP). Returns the number of values given.
+    """
+    import numpy as np
+
+    col = opt._pyomo_var_to_solver_var_map
+    pairs = [(col[id(v)], x) for v, x in mip_start_vector(model, start) if id(v) in col]
+    if not pairs:
+        return 0
+    idx = np.array([i for i, _ in pairs], dtype=np.int32)
+    val = np.array([x for _, x in pairs], dtype=np.float64)
+    opt._solver_model.setSolution(len(pairs), idx, val)
+    return len(pairs)
+
+
 def solve_pyomo(
     model: Any, *, time_limit: float = 60.0, rel_gap: float = REL_GAP, threads: int = 1, tee: bool = False,
-    deadline: Deadline | None = None,
+    deadline: Deadline | None = None, start: Any = None, highs_options: dict[str, Any] | None = None,
 ) -> SolverOutcome:
     """Solve a Pyomo model with HiGHS; load the incumbent into the model if there is one.
 
@@ -114,6 +165,10 @@ def solve_pyomo(
     translation is done first (`Highs.set_instance`) and measured (``translate_s``): HiGHS's own clock
     starts only after it, and it takes about as long as building the model (1.3x on the hetero small
     preset), so it must not come out of HiGHS's share by a guess.
+
+    ``start``: a MIP start (`mip_start_vector`), variable -> value, typically a family's
+    ``start_milp(model, schedule)``; HiGHS takes it as its first incumbent when it is feasible.
+    ``highs_options``: further HiGHS options by name (e.g. ``mip_max_improving_sols``).
     """
     import highspy  # noqa: F401 - loaded now: Pyomo would import it on first use, inside the guard below
     from pyomo.contrib.solver.common.results import TerminationCondition as TC
@@ -133,6 +188,7 @@ def solve_pyomo(
         time_limit = min(time_limit, deadline.remaining())
     else:
         opt.set_instance(model)
+    given = _give_mip_start(opt, model, start) if start else 0
     translate_s = time.perf_counter() - t0
     res = opt.solve(
         model,
@@ -143,6 +199,7 @@ def solve_pyomo(
         raise_exception_on_nonoptimal_result=False,
         load_solutions=False,
         auto_updates=_NO_UPDATES,
+        solver_options=dict(highs_options or {}),
     )
     runtime = max(0.0, time.perf_counter() - t0)
     tc = res.termination_condition
@@ -163,12 +220,12 @@ def solve_pyomo(
         raise ModelError(f"HiGHS ended with {tc.name} and no solution")
     if status == Status.OPTIMAL and bound is None:
         bound = obj
-    return SolverOutcome(status, obj, bound, runtime, tc.name, has, translate_s)
+    return SolverOutcome(status, obj, bound, runtime, tc.name, has, translate_s, given)
 
 
 def solve_cpsat(
     model: Any, *, time_limit: float = 60.0, workers: int = 2, rel_gap: float = 0.0, log: bool = False,
-    deadline: Deadline | None = None,
+    deadline: Deadline | None = None, params: dict[str, Any] | None = None,
 ) -> tuple[SolverOutcome, Any]:
     """Solve a CP-SAT model. Returns the outcome and the solver (to read values from).
 
@@ -176,7 +233,8 @@ def solve_cpsat(
     hiding the interruption. So its own SIGINT handler is off and the search runs in a helper
     thread while this one waits: Ctrl-C (or SIGTERM turned into an exception by the CLI) reaches
     Python here, stops the search, and is re-raised, so the caller writes nothing (exit 130).
-    With a ``deadline``, the search gets only the time left of it.
+    With a ``deadline``, the search gets only the time left of it. ``params``: further CP-SAT
+    parameters by name (e.g. ``cp_model_presolve=False`` for the LNS's small windows).
     """
     import threading
 
@@ -194,6 +252,8 @@ def solve_cpsat(
     # interleaved search is CP-SAT's deterministic multi-worker mode: two solves of one instance give the
     # same schedule (the README's promise: only the timing fields differ)
     solver.parameters.interleave_search = True
+    for key, value in (params or {}).items():
+        setattr(solver.parameters, key, value)
     box: dict[str, Any] = {}
 
     def search() -> None:
@@ -234,6 +294,34 @@ def solve_cpsat(
     else:
         raise ModelError(f"CP-SAT ended with {solver.status_name(code)}: {model.validate()}")
     return SolverOutcome(status, obj, bound, runtime, solver.status_name(code), has), solver
+
+
+def complete_hints(model: Any, *, time_limit: float = 5.0) -> bool:
+    """Turn ``model``'s partial CP-SAT hints (a schedule's decisions) into a complete, feasible hint.
+
+    CP-SAT's search may fail to extend a hint that leaves the auxiliary variables open (measured on
+    a hetero neighbourhood of the paper preset: no solution in 14 s from hints that are feasible).
+    So the model is solved once with every hinted variable fixed to its hint
+    (``fix_variables_to_their_hinted_value``, one worker), and that whole solution replaces the
+    hints. Returns whether it worked; when it did not (the hints are infeasible, or the time ran
+    out) the hints are left as they were.
+    """
+    proto = model.Proto()
+    if not proto.solution_hint.vars:
+        return False
+    solver = cp_model.CpSolver()
+    solver.parameters.fix_variables_to_their_hinted_value = True
+    solver.parameters.max_time_in_seconds = max(0.01, float(time_limit))
+    solver.parameters.num_workers = 1
+    solver.parameters.catch_sigint_signal = False
+    code = solver.solve(model)
+    if code not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return False
+    values = [int(v) for v in solver.response_proto.solution]
+    proto.clear_solution_hint()
+    proto.solution_hint.vars.extend(range(len(values)))
+    proto.solution_hint.values.extend(values)
+    return True
 
 
 def time_limit_result(family: FamilySpec | str, instance: Any, algorithm: str, reason: str,

@@ -24,6 +24,7 @@ from formulations.common import deadline_bounded, finish
 from formulations.common import solve_cpsat as run_cpsat
 from formulations.edgecloud.data import ModelData, prepare
 from formulations.edgecloud.schedule_io import Placement, infeasible_result, to_schedule
+from formulations.edgecloud.start import hint_cpsat
 
 
 class CpsatModel:
@@ -38,8 +39,14 @@ class CpsatModel:
         self.z: dict[tuple[int, int], cp_model.IntVar] = {}
 
 
-def build_cpsat(instance: Any, data: ModelData | None = None) -> CpsatModel:
-    """Build the CP-SAT model of MINLP (2) (never solves)."""
+def build_cpsat(instance: Any, data: ModelData | None = None, *,
+                taken: dict[tuple[str, int, int], list[tuple[int, int, int]]] | None = None) -> CpsatModel:
+    """Build the CP-SAT model of MINLP (2) (never solves).
+
+    ``taken``: capacity held by jobs outside the model (a neighbourhood of the LNS),
+    ``{("w", s, u) or ("p", s, v): [(start, end, count), ...]}``; each entry is a fixed interval in
+    that (2g) / (2h) cumulative, so the model's jobs get what the others leave.
+    """
     data = data or prepare(instance)
     T, S = data.horizon, data.n_servers
     model = cp_model.CpModel()
@@ -95,6 +102,11 @@ def build_cpsat(instance: Any, data: ModelData | None = None) -> CpsatModel:
             else:
                 model.add(cm.y[j, s] == 0).only_enforce_if([xi_lit, z.Not()])
                 model.add(cm.y[j, s] <= n_workers - 1).only_enforce_if([z, xi_lit.Not()])  # (2f) distributed
+    for (kind, s, t), spans in (taken or {}).items():
+        use = worker_use if kind == "w" else ps_use
+        if (s, t) in use:
+            use[s, t].extend((model.new_fixed_size_interval_var(a, b - a, f"taken_{kind}{s}_{t}_{a}"), n)
+                             for a, b, n in spans if b > a and n > 0)
     for (s, u), items in worker_use.items():  # (2g)
         model.add_cumulative([i for i, _ in items], [d for _, d in items], int(data.W[s, u]))
     for (s, v), items in ps_use.items():  # (2h)
@@ -119,8 +131,11 @@ def extract_cpsat(cm: CpsatModel, solver: cp_model.CpSolver) -> list[Placement]:
 
 @deadline_bounded("edgecloud", "cpsat")
 def solve_cpsat(instance: Any, *, time_limit: float = 60.0, workers: int = 2, deadline: Deadline | None = None,
-                **options: Any) -> Result:
-    """Solve MINLP (2) exactly with CP-SAT. Status optimal, time_limit (incumbent + bound) or infeasible."""
+                hint: Any = None, **options: Any) -> Result:
+    """Solve MINLP (2) exactly with CP-SAT. Status optimal, time_limit (incumbent + bound) or infeasible.
+
+    ``hint``: a schedule (a `Schedule` or its JSON) given as solution hints (``start.py``).
+    """
     from edgeopt.edgecloud import FAMILY
 
     if options:
@@ -133,6 +148,8 @@ def solve_cpsat(instance: Any, *, time_limit: float = 60.0, workers: int = 2, de
         return infeasible_result(instance, "cpsat", data.unschedulable(), time.perf_counter() - t0)
     with deadline.guard():
         cm = build_cpsat(instance, data)
+        if hint is not None:
+            hint_cpsat(cm, instance, FAMILY.parse_schedule(hint))
     build_s = time.perf_counter() - t0
     outcome, solver = run_cpsat(cm.model, time_limit=time_limit, workers=workers, deadline=deadline)
     schedule = to_schedule(instance, extract_cpsat(cm, solver)) if outcome.has_solution else None

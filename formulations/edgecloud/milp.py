@@ -47,6 +47,7 @@ from edgeopt.core import BuildTimeLimit, Deadline, InputError, ModelError, Resul
 from formulations.common import SolverOutcome, deadline_bounded, finish, solve_pyomo
 from formulations.edgecloud.data import ModelData, greedy_placements, prepare, with_deadlines
 from formulations.edgecloud.schedule_io import Placement, infeasible_result, to_schedule
+from formulations.edgecloud.start import start_milp
 
 
 def build_milp(
@@ -243,9 +244,12 @@ def solve_milp(
     rel_gap: float = 1e-6,
     tighten: bool = True,
     deadline: Deadline | None = None,
+    hint: Any = None,
     **options: Any,
 ) -> Result:
     """Solve MINLP (2) exactly with the time-indexed MILP and HiGHS.
+
+    ``hint``: a schedule (a `Schedule` or its JSON) handed to HiGHS as a MIP start (``start.py``).
 
     With ``tighten`` (default) the time index of each job is cut at the
     latest completion any optimal schedule can have, from the total JCT of a
@@ -274,9 +278,10 @@ def solve_milp(
     try:
         with deadline.guard():
             m = build_milp(instance, data)
+            start = start_milp(m, instance, FAMILY.parse_schedule(hint)) if hint is not None else None
         build_s = time.perf_counter() - t0
         outcome: SolverOutcome = solve_pyomo(m, time_limit=time_limit, rel_gap=rel_gap, threads=threads,
-                                             deadline=deadline)
+                                             deadline=deadline, start=start)
     except BuildTimeLimit as exc:
         # no model to solve in time, but the list schedule and the trivial bound are still answers
         m, build_s = None, time.perf_counter() - t0

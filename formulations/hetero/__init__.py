@@ -17,9 +17,11 @@ the pricing oracle, its dual (9) read back from HiGHS. ``theory.py``: the bounds
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 from edgeopt.core import ModelSize, Result
+from edgeopt.core.lns import Neighbourhood
 from edgeopt.core.lowerbound import BoundMethod
 from formulations import LazyFunction, lazy_attributes
 from formulations.hetero.bound import TI_LP
@@ -33,5 +35,8 @@ METHODS: dict[str, Callable[..., Result]] = {"milp": solve_milp, "cpsat": LazyFu
 SIZES: dict[str, Callable[..., ModelSize]] = _SIZES
 #: Certified lower bounds (``edgeopt bound``; the first is ``auto``): ``bound.py``.
 LOWER_BOUNDS: dict[str, BoundMethod] = {"ti_lp": TI_LP}
+#: Large-neighbourhood search plug-ins by the exact model of their windows (``solve --lns``): ``lns.py``.
+NEIGHBOURHOODS: dict[str, Callable[[], Neighbourhood]] = {
+    window: functools.partial(LazyFunction(f"{__name__}.lns", "neighbourhood"), window) for window in ("cpsat", "milp")}
 
 __all__ = ["LOWER_BOUNDS", "METHODS", "SIZES", "build_cpsat", "build_milp", "solve_cpsat", "solve_milp"]

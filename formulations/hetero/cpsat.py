@@ -20,6 +20,7 @@ least power of ten that makes them integral (``data.int_scale``); the objective 
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Any
 
@@ -31,6 +32,7 @@ from formulations.common import deadline_bounded, finish
 from formulations.common import solve_cpsat as run_cpsat
 from formulations.hetero.data import ModelData, int_scale, prepare
 from formulations.hetero.schedule_io import Placement, infeasible_result, to_schedule
+from formulations.hetero.start import hint_cpsat
 
 
 class CpsatModel:
@@ -49,8 +51,8 @@ class CpsatModel:
 
 def build_cpsat(data: ModelData) -> CpsatModel:
     """Build the CP-SAT model of program (2)/(15) over ``data``'s window (never solves)."""
-    if not np.allclose(data.free, data.capacity[:, :, None]):
-        raise ValueError("the CP-SAT model takes constant capacities (a window with free == C_h^r)")
+    if np.any(data.free > data.capacity[:, :, None] + 1e-9):
+        raise ValueError("free capacity above C_h^r")
     L, H, R = data.length, data.n_servers, data.n_resources
     M, P = data.n_worker_types, data.n_ps_types
     e, z = data.worker_demand, data.ps_demand
@@ -148,11 +150,34 @@ def build_cpsat(data: ModelData) -> CpsatModel:
                 load = model.new_int_var(0, cap[h][r], f"load_job{j}_srv{h}_res{r}")
                 model.add(load == expr)
                 demands[h, r].append((intervals[-1], load))
+    _hold_taken(model, data, r_scale, cap, demands)
     for (h, r), items in demands.items():
         if items:
             model.add_cumulative([i for i, _ in items], [d for _, d in items], cap[h][r])  # (2h)
     model.minimize(sum(objective))
     return cm
+
+
+def _hold_taken(model: cp_model.CpModel, data: ModelData, r_scale: list[int], cap: list[list[int]],
+                demands: dict[tuple[int, int], list[Any]]) -> None:
+    """Capacity taken by others (``data.free`` below C_h^r: a neighbourhood of the LNS) as fixed intervals.
+
+    Each maximal run of slots with the same taken amount C_h^r - free_h^r(t) becomes one fixed
+    interval with that demand in the (h, r) cumulative, so the window's jobs get exactly the free part.
+    """
+    L = data.length
+    for (h, r), items in demands.items():
+        if not items:
+            continue
+        taken = [cap[h][r] - math.floor(data.free[h, r, t] * r_scale[r] + 1e-6) for t in range(L)]
+        t = 0
+        while t < L:
+            u = t
+            while u < L and taken[u] == taken[t]:
+                u += 1
+            if taken[t] > 0:
+                items.append((model.new_fixed_size_interval_var(t, u - t, f"taken_srv{h}_res{r}_{t}"), taken[t]))
+            t = u
 
 
 def extract_cpsat(cm: CpsatModel, solver: cp_model.CpSolver) -> list[Placement]:
@@ -177,8 +202,11 @@ def extract_cpsat(cm: CpsatModel, solver: cp_model.CpSolver) -> list[Placement]:
 
 @deadline_bounded("hetero", "cpsat")
 def solve_cpsat(instance: Any, *, time_limit: float = 60.0, workers: int = 2, log: bool = False,
-                deadline: Deadline | None = None, **options: Any) -> Result:
-    """Solve program (2) (or (15) for Ring-AllReduce) with CP-SAT."""
+                deadline: Deadline | None = None, hint: Any = None, **options: Any) -> Result:
+    """Solve program (2) (or (15) for Ring-AllReduce) with CP-SAT.
+
+    ``hint``: a schedule (a `Schedule` or its JSON) given as solution hints (``start.py``).
+    """
     from edgeopt.hetero import FAMILY
 
     if options:
@@ -188,6 +216,7 @@ def solve_cpsat(instance: Any, *, time_limit: float = 60.0, workers: int = 2, lo
     with deadline.guard():
         data = prepare(instance)
         cm = build_cpsat(data)
+        hinted = hint_cpsat(cm, FAMILY.parse_schedule(hint)) if hint is not None else None
     build_s = time.perf_counter() - t0
     outcome, solver = run_cpsat(cm.model, time_limit=time_limit, workers=workers, log=log, deadline=deadline)
     # the model's objective is sum_j round(w_j * scale) * end_j: scale back
@@ -196,6 +225,8 @@ def solve_cpsat(instance: Any, *, time_limit: float = 60.0, workers: int = 2, lo
     if outcome.bound is not None:
         outcome.bound = outcome.bound / cm.weight_scale
     extra: dict[str, Any] = {"program": "15" if data.ring else "2", "weight_scale": cm.weight_scale}
+    if hinted is not None:
+        extra["hinted_jobs"] = hinted
     if data.unschedulable():
         extra["unschedulable_jobs"] = data.unschedulable()
     if outcome.status == Status.INFEASIBLE or not outcome.has_solution:

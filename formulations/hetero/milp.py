@@ -41,6 +41,7 @@ from edgeopt.core import Deadline, Result, Status
 from formulations.common import SolverOutcome, deadline_bounded, finish, solve_pyomo
 from formulations.hetero.data import ModelData, prepare, ps_bound
 from formulations.hetero.schedule_io import Placement, infeasible_result, to_schedule
+from formulations.hetero.start import start_milp
 
 Objective = Literal["wct", "weight", "cost"]
 
@@ -395,8 +396,11 @@ def extract_milp(model: pyo.ConcreteModel) -> list[Placement]:
 
 @deadline_bounded("hetero", "milp")
 def solve_milp(instance: Any, *, time_limit: float = 60.0, threads: int = 1, rel_gap: float | None = None,
-               tee: bool = False, deadline: Deadline | None = None, **options: Any) -> Result:
-    """Solve program (2) (or (15) for Ring-AllReduce) with the time-indexed MILP and HiGHS."""
+               tee: bool = False, deadline: Deadline | None = None, hint: Any = None, **options: Any) -> Result:
+    """Solve program (2) (or (15) for Ring-AllReduce) with the time-indexed MILP and HiGHS.
+
+    ``hint``: a schedule (a `Schedule` or its JSON) handed to HiGHS as a MIP start (``start.py``).
+    """
     from edgeopt.hetero import FAMILY
     from formulations.common import REL_GAP
 
@@ -408,11 +412,14 @@ def solve_milp(instance: Any, *, time_limit: float = 60.0, threads: int = 1, rel
         data = prepare(instance)
         bad = data.unschedulable()
         model = build_milp(data, objective="wct")
+        start = start_milp(model, FAMILY.parse_schedule(hint)) if hint is not None else None
     build_s = time.perf_counter() - t0
     outcome = solve_pyomo(model, time_limit=time_limit, rel_gap=REL_GAP if rel_gap is None else rel_gap,
-                          threads=threads, tee=tee, deadline=deadline)
+                          threads=threads, tee=tee, deadline=deadline, start=start)
     extra: dict[str, Any] = {"program": "15" if data.ring else "2", "n_vars": model.nvariables(),
                              "n_constraints": model.nconstraints()}
+    if hint is not None:
+        extra["mip_start_values"] = outcome.start_values
     if bad:
         extra["unschedulable_jobs"] = bad
     if outcome.bound is not None and all(float(j.weight).is_integer() for j in instance.jobs):

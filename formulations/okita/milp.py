@@ -200,8 +200,11 @@ def no_schedule_result(instance: Instance, algorithm: str, status: Status, *, re
 
 
 def solve_milp(instance: Instance, *, time_limit: float = 60.0, threads: int = 1, rel_gap: float | None = None,
-               tee: bool = False) -> Result:
-    """Solve program (2) exactly with HiGHS; ``time_limit`` covers building and solving."""
+               tee: bool = False, hint: Any = None) -> Result:
+    """Solve program (2) exactly with HiGHS; ``time_limit`` covers building and solving.
+
+    ``hint``: a schedule (a `Schedule` or its JSON) handed to HiGHS as a MIP start (``start.py``).
+    """
     from edgeopt.okita import FAMILY
 
     deadline = Deadline(time_limit)
@@ -211,11 +214,18 @@ def solve_milp(instance: Instance, *, time_limit: float = 60.0, threads: int = 1
     except BuildTimeLimit as exc:
         return no_schedule_result(instance, "milp", Status.TIME_LIMIT, reason=str(exc), bound=None,
                                   runtime_s=deadline.elapsed())
+    start = None
+    if hint is not None:
+        from formulations.okita.start import start_milp
+
+        start = start_milp(model, FAMILY.parse_schedule(hint))
     build_s = time.perf_counter() - t0
     outcome = solve_pyomo(model, time_limit=deadline.remaining(), rel_gap=REL_GAP if rel_gap is None else rel_gap,
-                          threads=threads, tee=tee)
+                          threads=threads, tee=tee, start=start)
     extra: dict[str, Any] = {"program": "2", "n_vars": model.nvariables(), "n_constraints": model.nconstraints(),
                              "solve_s": round(outcome.runtime_s, 6)}
+    if hint is not None:
+        extra["mip_start_values"] = outcome.start_values
     if outcome.status == Status.INFEASIBLE:
         return no_schedule_result(instance, "milp", Status.INFEASIBLE, bound=None,
                                   reason="HiGHS proved that no schedule trains every job by the horizon",

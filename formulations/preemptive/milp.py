@@ -35,6 +35,7 @@ from edgeopt.core import Deadline, Result, Status
 from formulations.common import deadline_bounded, finish, solve_pyomo
 from formulations.preemptive.data import ModelData, from_instance, with_upper_bound
 from formulations.preemptive.plan import ChunkPlan, Plan, assign_ps, to_schedule
+from formulations.preemptive.start import start_milp
 
 
 def build_milp(data: ModelData) -> Any:
@@ -179,8 +180,11 @@ def extract_milp(model: Any, data: ModelData) -> Plan:
 
 @deadline_bounded("preemptive", "milp")
 def solve_milp(instance: Any, *, time_limit: float = 60.0, threads: int = 1, rel_gap: float = 1e-6,
-               upper_bound: float | None = None, deadline: Deadline | None = None, **_: Any) -> Result:
+               upper_bound: float | None = None, deadline: Deadline | None = None, hint: Any = None,
+               **_: Any) -> Result:
     """Solve MINLP (2) exactly with HiGHS; the schedule is checked by the family's validator.
+
+    ``hint``: a schedule (a `Schedule` or its JSON) handed to HiGHS as a MIP start (``start.py``).
 
     ``upper_bound``: the objective of any feasible schedule (e.g. an algorithm's); it shrinks each
     job's time window without changing the optimum (`data.with_upper_bound`).
@@ -194,8 +198,14 @@ def solve_milp(instance: Any, *, time_limit: float = 60.0, threads: int = 1, rel
         if upper_bound is not None:
             data = with_upper_bound(data, upper_bound)
         model = build_milp(data)
+        start = start_milp(model, data, instance, FAMILY.parse_schedule(hint)) if hint is not None else None
     build_s = time.perf_counter() - t0
-    outcome = solve_pyomo(model, time_limit=time_limit, rel_gap=rel_gap, threads=threads, deadline=deadline)
+    outcome = solve_pyomo(model, time_limit=time_limit, rel_gap=rel_gap, threads=threads, deadline=deadline,
+                          start=start)
+    if hint is not None:
+        extra_start = {"mip_start_values": outcome.start_values}
+    else:
+        extra_start = {}
     schedule = to_schedule(instance, data, extract_milp(model, data)) if outcome.has_solution else None
     extra_note = {}
     if schedule is not None and outcome.status != Status.OPTIMAL:
@@ -207,6 +217,6 @@ def solve_milp(instance: Any, *, time_limit: float = 60.0, threads: int = 1, rel
     return finish(
         FAMILY, instance, "milp", outcome, schedule,
         extra={"model": "MINLP (2), time-indexed MILP", "variables": model.nvariables(),
-               "constraints": model.nconstraints(), "upper_bound": upper_bound, **extra_note},
+               "constraints": model.nconstraints(), "upper_bound": upper_bound, **extra_note, **extra_start},
         build_s=build_s,
     )

@@ -1,0 +1,142 @@
+"""Large-neighbourhood search (LNS) over a complete schedule: fix most jobs, re-optimise a few exactly.
+
+The loop is family-independent. A family plugs in a `Neighbourhood`: the order in which its jobs
+are taken into windows (by the incumbent's start slot, so a window is a stretch of time) and
+``reoptimise(instance, schedule, free, time_limit)``, which keeps every job outside ``free`` as
+it is in ``schedule``, re-solves the jobs of ``free`` with the family's exact model over the
+capacity the others leave (a MIP start / hints from ``schedule`` make the incumbent its first
+solution) and returns the merged schedule, or None when it found nothing.
+
+Every schedule a neighbourhood returns is checked here with the family's validator and its
+objective recomputed; it replaces the incumbent only when it is valid and strictly better, so the
+incumbent is never worse than the starting schedule, whatever a sub-model does. Windows slide
+over the job order, each overlapping the previous one by half; a window whose sub-solve proved its
+optimum quickly grows the next one (more freedom), a window whose sub-solve hit its own limit
+shrinks it. The deadline bounds the whole loop: each sub-solve gets at most what is left.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from edgeopt.core.family import FamilySpec
+from edgeopt.core.limits import Deadline
+
+
+@dataclasses.dataclass(frozen=True)
+class SubSolve:
+    """What one sub-solve of a neighbourhood returned.
+
+    Attributes:
+        schedule: the whole schedule (fixed jobs as they were, free ones re-solved), or None.
+        proved: whether the sub-model was solved to optimality (the window can grow).
+    """
+
+    schedule: Any | None
+    proved: bool
+
+
+@dataclasses.dataclass(frozen=True)
+class Neighbourhood:
+    """A family's plug-in for `search`.
+
+    Attributes:
+        order: ``(instance, schedule) -> job indices`` in the order windows take them.
+        reoptimise: ``(instance, schedule, free job indices, time_limit) -> SubSolve``.
+        window: jobs in the first window.
+        max_window: the most jobs a window grows to.
+    """
+
+    order: Callable[[Any, Any], Sequence[int]]
+    reoptimise: Callable[[Any, Any, Sequence[int], float], SubSolve]
+    window: int = 6
+    max_window: int = 16
+
+
+@dataclasses.dataclass
+class SearchLog:
+    """What the search did (``extra["lns"]`` of the result)."""
+
+    iterations: int = 0
+    improvements: int = 0
+    proved_windows: int = 0
+    failed_windows: int = 0
+    start_objective: float = 0.0
+    objective: float = 0.0
+    history: list[tuple[float, float]] = dataclasses.field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"iterations": self.iterations, "improvements": self.improvements,
+                "proved_windows": self.proved_windows, "failed_windows": self.failed_windows,
+                "start_objective": self.start_objective, "objective": self.objective,
+                "history": [[round(t, 3), v] for t, v in self.history]}
+
+
+def complete_and_valid(spec: FamilySpec, instance: Any, schedule: Any) -> bool:
+    """Whether ``schedule`` passes the family's validator and schedules every job exactly once."""
+    try:
+        if spec.validate(instance, schedule):
+            return False
+    except Exception:  # noqa: BLE001 - a schedule the validator cannot read is not accepted
+        return False
+    if spec.listed_jobs is None:
+        return True
+    scheduled, rejected = spec.listed_jobs(schedule)
+    return not rejected and sorted(scheduled) == sorted(spec.ids_of_jobs(instance))
+
+
+def search(spec: FamilySpec, instance: Any, schedule: Any, hood: Neighbourhood, *, deadline: Deadline,
+           sub_limit: float = 10.0, min_sub_limit: float = 0.5, max_passes: int | None = None) -> tuple[Any, float, SearchLog]:
+    """Improve the complete, valid ``schedule`` until the deadline; returns (schedule, objective, log).
+
+    ``sub_limit``: seconds per sub-solve (less when less is left; no sub-solve starts with less than
+    ``min_sub_limit`` left). ``max_passes``: stop after this many sweeps over the job order without
+    an improvement (None: only the deadline stops it).
+    """
+    t0 = time.perf_counter()
+    best = schedule
+    best_obj = float(spec.objective(instance, schedule))
+    log = SearchLog(start_objective=best_obj, objective=best_obj)
+    log.history.append((0.0, best_obj))
+    size = max(1, hood.window)
+    pos = 0
+    idle_passes = 0
+    improved_this_pass = False
+    while not deadline.expired() and deadline.remaining(floor=0.0) >= min_sub_limit:
+        order = list(hood.order(instance, best))
+        if not order:
+            break
+        if pos >= len(order):
+            pos = 0
+            idle_passes = 0 if improved_this_pass else idle_passes + 1
+            improved_this_pass = False
+            if max_passes is not None and idle_passes >= max_passes:
+                break
+        free = order[pos:pos + size]
+        if len(free) < size and len(order) > size:
+            free = order[-size:]
+        pos += max(1, size // 2)
+        log.iterations += 1
+        sub = hood.reoptimise(instance, best, free, min(sub_limit, deadline.remaining(floor=0.0)))
+        if sub.proved:
+            log.proved_windows += 1
+            size = min(hood.max_window, size + 1, len(order))
+        else:
+            size = max(1, size - 1)
+        if sub.schedule is None:
+            log.failed_windows += 1
+            continue
+        if not complete_and_valid(spec, instance, sub.schedule):
+            log.failed_windows += 1
+            continue
+        obj = float(spec.objective(instance, sub.schedule))
+        if obj < best_obj - 1e-9 * max(1.0, abs(best_obj)):
+            best, best_obj = sub.schedule, obj
+            log.improvements += 1
+            improved_this_pass = True
+            log.history.append((time.perf_counter() - t0, best_obj))
+    log.objective = best_obj
+    return best, best_obj, log

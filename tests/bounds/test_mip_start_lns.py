@@ -1,0 +1,192 @@
+"""MIP starts, CP-SAT hints and the large-neighbourhood search (``solve --lns``).
+
+* a schedule mapped to a model's variables (each family's ``start.py``) is feasible in that model:
+  CP-SAT completes the hints with every hinted variable fixed (`complete_hints`), and HiGHS, stopped
+  at its first improving solution, returns the warm start's objective or better;
+* the LNS returns status ``time_limit``, a complete schedule that validates and is never worse than
+  the warm start, and a neighbourhood that returns a worse, invalid or incomplete schedule never
+  replaces the incumbent.
+"""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import pytest
+
+from edgeopt import api
+from edgeopt.core import Deadline, InputError, Result, Status
+from edgeopt.core.lns import Neighbourhood, SubSolve, search
+from formulations.common import complete_hints, solve_pyomo
+from tests.reliability_helpers import cli
+
+
+def _warm(family: str, seed: int, algorithm: str):
+    inst = api.generate(family, "small", seed=seed)
+    ws = api.run(algorithm, inst)
+    assert ws.comparable and not api.validate(inst, ws)
+    return inst, ws, api.family_of(inst).parse_schedule(ws.schedule)
+
+
+@pytest.mark.parametrize(("family", "algorithm"), [("hetero", "fifo"), ("hetero", "drf"), ("edgecloud", "fifo")])
+def test_cpsat_hints_of_a_valid_schedule_are_feasible(family: str, algorithm: str) -> None:
+    inst, _ws, sched = _warm(family, 3, algorithm)
+    if family == "hetero":
+        from formulations.hetero.cpsat import build_cpsat
+        from formulations.hetero.data import prepare
+        from formulations.hetero.start import hint_cpsat
+
+        cm = build_cpsat(prepare(inst))
+        assert hint_cpsat(cm, sched) == len(inst.jobs)
+    else:
+        from formulations.edgecloud.cpsat import build_cpsat
+        from formulations.edgecloud.start import hint_cpsat
+
+        cm = build_cpsat(inst)
+        assert hint_cpsat(cm, inst, sched) == len(inst.jobs)
+    # every hinted variable fixed to its hint: CP-SAT finds a solution, so the mapping is feasible
+    assert complete_hints(cm.model, time_limit=20)
+
+
+def _first_highs_solution(family: str, inst, sched, with_start: bool) -> float:
+    if family == "hetero":
+        from formulations.hetero.data import prepare
+        from formulations.hetero.milp import build_milp
+        from formulations.hetero.start import start_milp
+
+        model = build_milp(prepare(inst))
+        start = start_milp(model, sched)
+    else:
+        from formulations.edgecloud.milp import build_milp
+        from formulations.edgecloud.start import start_milp
+
+        model = build_milp(inst)
+        start = start_milp(model, inst, sched)
+    out = solve_pyomo(model, time_limit=60, start=start if with_start else None,
+                      highs_options={"mip_max_improving_sols": 1})
+    assert out.has_solution
+    assert (out.start_values > 0) == with_start
+    return float(out.objective)
+
+
+@pytest.mark.parametrize(("family", "algorithm"), [("hetero", "drf"), ("edgecloud", "fifo")])
+def test_highs_takes_the_mip_start(family: str, algorithm: str) -> None:
+    inst, ws, sched = _warm(family, 3, algorithm)
+    # HiGHS stops at its first improving solution; from the start it is the warm start or better
+    assert _first_highs_solution(family, inst, sched, True) <= ws.objective + 1e-6
+
+
+def test_highs_mip_start_matters_on_this_instance() -> None:
+    # without the start, HiGHS's first solution on this instance is worse than the warm start: the
+    # test above would fail if the start were silently dropped
+    inst, ws, sched = _warm("hetero", 3, "drf")
+    assert _first_highs_solution("hetero", inst, sched, False) > ws.objective
+
+
+@pytest.mark.parametrize("method", ["cpsat", "milp"])
+def test_solve_milp_and_cpsat_take_a_hint(method: str) -> None:
+    inst, ws, _ = _warm("hetero", 3, "drf")
+    res = api.solve(inst, method=method, time_limit=20, warm_start="drf")
+    assert not api.validate(inst, res)
+    assert res.objective <= ws.objective + 1e-9
+    key = "mip_start_values" if method == "milp" else "hinted_jobs"
+    assert res.extra.get(key) or res.extra["warm_start"]["kept"] is False
+
+
+@pytest.mark.parametrize("family", ["hetero", "edgecloud"])
+def test_lns_is_never_worse_than_the_warm_start_and_validates(family: str) -> None:
+    inst, ws, _ = _warm(family, 1, "fifo")
+    res = api.solve(inst, method="cpsat", time_limit=8, warm_start="fifo", lns=True)
+    assert res.status == Status.TIME_LIMIT
+    assert not api.validate(inst, res)
+    assert res.objective <= ws.objective + 1e-9
+    lns = res.extra["lns"]
+    assert lns["iterations"] >= 1 and lns["start_objective"] == pytest.approx(ws.objective)
+    assert lns["objective"] == pytest.approx(res.objective)
+    assert res.extra["warm_start"]["kept"] == (lns["improvements"] == 0)
+    assert res.bound is None or res.bound <= res.objective
+
+
+def test_hetero_lns_with_the_milp_windows() -> None:
+    inst, ws, _ = _warm("hetero", 1, "fifo")
+    res = api.solve(inst, method="milp", time_limit=8, warm_start="fifo", lns=True)
+    assert not api.validate(inst, res) and res.objective <= ws.objective + 1e-9
+
+
+def test_search_rejects_worse_invalid_and_incomplete_neighbours() -> None:
+    inst, ws, sched = _warm("hetero", 1, "fifo")
+    spec = api.family_of(inst)
+    first = sched.jobs[0]
+    later = sched.model_copy(update={"jobs": [first.model_copy(update={"start": first.start + 1}), *sched.jobs[1:]]})
+    overfull = sched.model_copy(update={"jobs": [first.model_copy(update={"workers": {0: 10**4}}), *sched.jobs[1:]]})
+    dropped = sched.model_copy(update={"jobs": sched.jobs[1:]})
+    offers = itertools.cycle([later, overfull, dropped, None])
+    hood = Neighbourhood(order=lambda i, s: [js.job for js in s.jobs],
+                         reoptimise=lambda i, s, free, limit: SubSolve(next(offers), False), window=2)
+    best, obj, log = search(spec, inst, sched, hood, deadline=Deadline(1.0), min_sub_limit=0.0)
+    assert obj == pytest.approx(ws.objective) and best is sched
+    assert log.improvements == 0 and log.iterations >= 4 and log.failed_windows >= 3
+
+
+def test_lns_refusals(tmp_path: Path) -> None:
+    inst = api.generate("tapfinger", "small", seed=1)
+    with pytest.raises(InputError) as err:
+        api.solve(inst, method="cpsat", time_limit=5, lns=True)
+    assert err.value.field == "method"
+    het = api.generate("hetero", "small", seed=1)
+    path, out = tmp_path / "i.json", tmp_path / "r.json"
+    api.save(het, path)
+    assert cli("solve", path, "--method", "cpsat", "--time-limit", "5", "--lns", "-o", out) == 0
+    res = Result.load(str(out))
+    assert res.status == Status.TIME_LIMIT and not api.validate(het, res)
+
+
+def test_okita_highs_takes_the_mip_start() -> None:
+    from formulations.okita.milp import build_milp
+    from formulations.okita.start import start_milp
+
+    inst, ws, sched = _warm("okita", 1, "fifo")
+    model = build_milp(inst)
+    out = solve_pyomo(model, time_limit=60, start=start_milp(model, sched), highs_options={"mip_max_improving_sols": 1})
+    assert out.start_values > 0
+    # the first incumbent HiGHS reports is the start itself (no better one is found before it)
+    assert out.objective == pytest.approx(ws.objective, rel=1e-6)
+    res = api.solve(inst, method="milp", time_limit=20, warm_start="fifo")
+    assert not api.validate(inst, res) and res.objective <= ws.objective + 1e-9
+    assert res.extra.get("mip_start_values") or res.extra["warm_start"]["kept"] is False
+
+
+def test_preemptive_highs_takes_the_mip_start() -> None:
+    from formulations.preemptive.data import from_instance
+    from formulations.preemptive.milp import build_milp
+    from formulations.preemptive.start import start_milp
+
+    inst, ws, sched = _warm("preemptive", 1, "online")
+    firsts = []
+    for with_start in (False, True):
+        data = from_instance(inst)
+        model = build_milp(data)
+        start = start_milp(model, data, inst, sched) if with_start else None
+        out = solve_pyomo(model, time_limit=60, start=start, highs_options={"mip_max_improving_sols": 1})
+        firsts.append(out.objective)
+    # from the start, HiGHS's first solution is the warm start or better; without it, worse here
+    assert firsts[1] <= ws.objective + 1e-6 < firsts[0]
+    res = api.solve(inst, method="milp", time_limit=20, warm_start="online")
+    assert not api.validate(inst, res) and res.objective <= ws.objective + 1e-9
+
+
+def test_search_hands_each_window_at_most_the_sub_limit_and_stops_at_the_deadline() -> None:
+    inst, _ws, sched = _warm("hetero", 1, "fifo")
+    given: list[float] = []
+
+    def record(i, s, free, limit):
+        given.append(limit)
+        return SubSolve(None, False)
+
+    deadline = Deadline(0.3)
+    hood = Neighbourhood(order=lambda i, s: [js.job for js in s.jobs], reoptimise=record, window=1)
+    best, _obj, log = search(api.family_of(inst), inst, sched, hood, deadline=deadline, sub_limit=0.1,
+                            min_sub_limit=0.0)
+    assert deadline.expired() and best is sched and log.iterations == len(given) >= 1
+    assert all(0.0 <= g <= 0.1 for g in given)
