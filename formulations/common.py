@@ -306,6 +306,8 @@ def complete_hints(model: Any, *, time_limit: float = 5.0) -> bool:
     hints. Returns whether it worked; when it did not (the hints are infeasible, or the time ran
     out) the hints are left as they were.
     """
+    from ortools.sat.python import cp_model  # already loaded by the family's cpsat module
+
     proto = model.Proto()
     if not proto.solution_hint.vars:
         return False
