@@ -29,9 +29,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from edgeopt import api  # noqa: E402
-from edgeopt.bench import benchmark_parser, result_path  # noqa: E402
-from edgeopt.core.family import instance_sha256  # noqa: E402
+from edgeopt import api
+from edgeopt.bench import benchmark_parser, result_path
+from edgeopt.core.family import instance_sha256
 
 RESULTS = Path(__file__).resolve().parent / "results"
 _CACHE: dict[str, dict[str, Any]] = {}
