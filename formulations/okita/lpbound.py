@@ -57,11 +57,10 @@ import numpy as np
 
 from edgeopt.core.colgen import _gamma
 from edgeopt.core.limits import ModelSize
-from edgeopt.core.lpbound import UNIT_ROUNDOFF
 from edgeopt.core.lowerbound import BoundMethod
+from edgeopt.core.lpbound import UNIT_ROUNDOFF
 from edgeopt.okita.placement import max_workers
 from formulations.okita.bounds import latency_bound, worker_limits
-
 
 #: PS-site floor: most completion lengths L computed per job past the shortest (0, a valid floor, beyond),
 #: subgradient steps, and the largest site count it is computed for (the arrays are [L, sites, sites]).
