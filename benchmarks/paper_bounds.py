@@ -81,6 +81,8 @@ def okita(fig: str, key: str, make) -> Any:
         data = json.loads((RESULTS / "okita_paper.json").read_text())[fig][key]
         rows = {}
         for label, algos in data.items():
+            if args.cells and label not in args.cells.split(","):
+                continue
             insts = [(s, make(label, s)) for s in args.seeds]
             rows[label] = cell("okita", insts, {n: _points(v) for n, v in algos.items()}, args.time_limit,
                                args.max_size)
@@ -191,6 +193,7 @@ def main() -> None:
     ap = benchmark_parser(__doc__.splitlines()[0], seeds="0-9")
     ap.add_argument("--only", default=",".join(TABLES), help="comma-separated: " + ", ".join(TABLES))
     ap.add_argument("--time-limit", type=float, default=120.0, help="seconds per bound (whole call)")
+    ap.add_argument("--cells", default="", help="okita tables: only these cells (e.g. 50 for Fig. 9's R = 50)")
     ap.add_argument("--max-size", type=int, default=None, help="model-size budget of api.bound (nonzeros)")
     args = ap.parse_args()
     path = result_path(args.out, "paper_bounds.json")
