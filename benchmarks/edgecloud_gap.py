@@ -9,7 +9,6 @@ Regimes: ``paper`` (arrivals over T/1.5, T = 6144) and ``congested`` = the ``pap
 from gap_common import main
 
 REGIMES = {"paper": ("paper", {}), "congested": ("paper_compact", {})}
-ALGORITHMS = ["online", "fifo", "drf", "batchsche"]
 
 if __name__ == "__main__":
-    main("edgecloud", REGIMES, ALGORITHMS)
+    main("edgecloud", REGIMES)  # every non-relaxed registered algorithm

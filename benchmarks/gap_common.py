@@ -77,14 +77,23 @@ def run_regime(family: str, regime: str, preset: str, options: dict[str, Any], s
         row["gap"] = (best[1] - res.bound) / best[1]
         if cert.get("trivial") is not None:
             row["gap_vs_trivial"] = (best[1] - cert["trivial"]) / best[1]
+        row["ratio_against"] = f"{res.algorithm} bound"  # a ratio to a certified bound, never to an optimum
         row["ratio_to_bound"] = {n: a["objective"] / res.bound for n, a in row["algorithms"].items()
                                  if a["status"] == "feasible" and a["valid"] and res.bound > 0}
     row["peak_rss_mb"] = round(_peak_rss_mb(), 1)
     return row
 
 
-def main(family: str, regimes: dict[str, tuple[str, dict[str, Any]]], default_algorithms: list[str],
+def schedulers(family: str) -> list[str]:
+    """Every registered algorithm of ``family`` that schedules the real problem (relaxed ones excluded)."""
+    return [name for name, algo in api.algorithms(family).items() if not algo.relaxed]
+
+
+def main(family: str, regimes: dict[str, tuple[str, dict[str, Any]]], default_algorithms: list[str] | None = None,
          argv: list[str] | None = None) -> list[dict[str, Any]]:
+    """``default_algorithms`` None: every non-relaxed registered algorithm (`schedulers`)."""
+    if default_algorithms is None:
+        default_algorithms = schedulers(family)
     ap = argparse.ArgumentParser(description=f"{family}: certified bound, best schedule and gap per regime")
     ap.add_argument("--regimes", default=",".join(regimes), help="comma-separated: " + ", ".join(regimes))
     ap.add_argument("--seeds", default="0", help="comma-separated seeds")

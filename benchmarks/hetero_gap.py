@@ -8,7 +8,6 @@ Regimes: ``paper`` and ``paper_congested`` (300 jobs, 150 servers, T = 150). See
 from gap_common import main
 
 REGIMES = {"paper": ("paper", {}), "congested": ("paper_congested", {})}
-ALGORITHMS = ["fifo", "drf", "antman_np", "tiresias_np", "online"]
 
 if __name__ == "__main__":
-    main("hetero", REGIMES, ALGORITHMS)
+    main("hetero", REGIMES)  # every non-relaxed registered algorithm

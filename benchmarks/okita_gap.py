@@ -9,7 +9,6 @@ same generator with 150 jobs. See ``gap_common.py``.
 from gap_common import main
 
 REGIMES = {"paper": ("paper", {}), "congested": ("paper", {"jobs": 150})}
-ALGORITHMS = ["fifo", "drf", "oasis", "online"]
 
 if __name__ == "__main__":
-    main("okita", REGIMES, ALGORITHMS)
+    main("okita", REGIMES)  # every non-relaxed registered algorithm

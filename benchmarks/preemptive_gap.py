@@ -10,7 +10,6 @@ the jobs compete). See ``gap_common.py``.
 from gap_common import main
 
 REGIMES = {"paper": ("paper", {}), "congested": ("paper", {"regime": "far_cloud"})}
-ALGORITHMS = ["online", "online_edge", "srtf", "srtf_elastic", "tiresias_l", "tiresias_l_elastic", "batchsche"]
 
 if __name__ == "__main__":
-    main("preemptive", REGIMES, ALGORITHMS)
+    main("preemptive", REGIMES)  # every non-relaxed registered algorithm

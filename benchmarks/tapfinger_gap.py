@@ -9,7 +9,6 @@ Poisson(4) arrivals on the same 3 clusters. See ``gap_common.py``.
 from gap_common import main
 
 REGIMES = {"paper": ("paper", {}), "congested": ("paper", {"arrival_rate": 4.0})}
-ALGORITHMS = ["random", "minimum", "optimus_np", "tiresias_np", "greedy", "online", "vanilla_marl"]
 
 if __name__ == "__main__":
-    main("tapfinger", REGIMES, ALGORITHMS)
+    main("tapfinger", REGIMES)  # every non-relaxed registered algorithm

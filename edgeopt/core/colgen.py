@@ -61,7 +61,9 @@ class JobModes:
         self.duration = np.asarray(self.duration, dtype=np.int64).reshape(-1)
         K = self.duration.size
         self.earliest = np.broadcast_to(np.asarray(self.earliest, dtype=np.int64), (K,)).copy()
-        self.run = np.asarray(self.run, dtype=float).reshape(K, -1)
+        run = np.asarray(self.run, dtype=float)
+        # a job without modes keeps its row count when given as [0, R] (reshape(0, -1) is ambiguous)
+        self.run = run.reshape(0, run.shape[-1] if run.ndim == 2 else 0) if K == 0 else run.reshape(K, -1)
         R = self.run.shape[1]
         self.at_start = np.zeros((K, R)) if self.at_start is None else np.asarray(self.at_start, float).reshape(K, R)
         self.extra = np.zeros(K) if self.extra is None else np.asarray(self.extra, dtype=float).reshape(K)
@@ -143,7 +145,9 @@ def undominated(duration: np.ndarray, demand: np.ndarray, earliest: np.ndarray |
     """Indices (sorted) of the modes no other mode dominates: no longer, no more demand on any row, no
     later earliest start, and strictly better in one. Dropping a dominated mode changes no bound
     (its columns cost at least as much at every pi >= 0). Exact duplicates keep their first copy."""
-    D = np.asarray(duration, dtype=float)
+    D = np.asarray(duration, dtype=float).reshape(-1)
+    if D.size == 0:  # a job with no mode at all: nothing to prune (its relaxation reports it unschedulable)
+        return np.zeros(0, dtype=np.int64)
     R = np.asarray(demand, dtype=float).reshape(D.size, -1)
     E = np.zeros(D.size) if earliest is None else np.asarray(earliest, dtype=float)
     X = np.column_stack([D, E, R])

@@ -147,3 +147,13 @@ def test_bound_is_at_most_a_fresh_proven_optimum(family: str, seed: int) -> None
     opt = api.solve(inst, method=method, time_limit=60)
     if opt.status == Status.OPTIMAL:
         assert res.bound <= opt.objective + 1e-6 * max(1.0, abs(opt.objective))
+
+
+def test_a_job_with_no_mode_at_all_is_reported_not_raised() -> None:
+    """hetero, 10 small servers and T = 40: some jobs have no configuration that ends by T, so no
+    complete schedule exists; the bound says so (status infeasible, the jobs named) instead of failing
+    while pruning an empty mode list."""
+    inst = api.generate("hetero", "paper_congested", seed=0, jobs=20, servers=10, horizon=40)
+    res = api.bound(inst, time_limit=30)
+    assert res.status == Status.INFEASIBLE and res.bound is None
+    assert "fit no start" in res.extra["reason"]
