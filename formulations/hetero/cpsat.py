@@ -29,8 +29,9 @@ from ortools.sat.python import cp_model
 from edgeopt.core import Deadline, Result, Status
 from formulations.common import deadline_bounded, finish
 from formulations.common import solve_cpsat as run_cpsat
-from formulations.hetero.data import ModelData, int_scale, prepare
+from formulations.hetero.data import ModelData, identical_servers, int_scale, prepare
 from formulations.hetero.schedule_io import Placement, infeasible_result, to_schedule
+from formulations.strengthen import add_cpsat_floor, certified_floor, consecutive_pairs, floor_in_model_units
 
 
 class CpsatModel:
@@ -47,8 +48,11 @@ class CpsatModel:
         self.s: dict[tuple[int, int, int], Any] = {}
 
 
-def build_cpsat(data: ModelData) -> CpsatModel:
-    """Build the CP-SAT model of program (2)/(15) over ``data``'s window (never solves)."""
+def build_cpsat(data: ModelData, *, strengthen: bool = True) -> CpsatModel:
+    """Build the CP-SAT model of program (2)/(15) over ``data``'s window (never solves).
+
+    ``strengthen``: add the symmetry-breaking rows over identical servers (`_order_identical_servers`).
+    """
     if not np.allclose(data.free, data.capacity[:, :, None]):
         raise ValueError("the CP-SAT model takes constant capacities (a window with free == C_h^r)")
     L, H, R = data.length, data.n_servers, data.n_resources
@@ -151,8 +155,30 @@ def build_cpsat(data: ModelData) -> CpsatModel:
     for (h, r), items in demands.items():
         if items:
             model.add_cumulative([i for i, _ in items], [d for _, d in items], cap[h][r])  # (2h)
+    if strengthen:
+        _order_identical_servers(cm)
     model.minimize(sum(objective))
     return cm
+
+
+def _order_identical_servers(cm: CpsatModel) -> None:
+    """Symmetry breaking: of two identical servers h < h', h carries at least h''s weighted placement count.
+
+    Valid inequality: servers with equal capacity, free profile and per-type limits are
+    interchangeable in program (2)/(15) (no constraint or cost names a server otherwise), so swapping
+    all workers and PSs of h and h' maps a schedule to one with the same objective; sorting the
+    servers of a class by sum_j c_j (workers + PSs of j on the server), c_j = J - j, keeps one
+    optimal schedule of every orbit.
+    """
+    data = cm.data
+    J = len(data.jobs)
+    count: dict[int, list] = {h: [] for h in range(data.n_servers)}
+    for (j, h, _m), v in cm.y.items():
+        count[h].append((J - j) * v)
+    for (j, h, _p), v in cm.s.items():
+        count[h].append((J - j) * v)
+    for h, h2 in consecutive_pairs(identical_servers(data)):
+        cm.model.add(sum(count[h]) >= sum(count[h2])).with_name(f"valid_symmetry_servers_{h}_{h2}")
 
 
 def extract_cpsat(cm: CpsatModel, solver: cp_model.CpSolver) -> list[Placement]:
@@ -177,17 +203,25 @@ def extract_cpsat(cm: CpsatModel, solver: cp_model.CpSolver) -> list[Placement]:
 
 @deadline_bounded("hetero", "cpsat")
 def solve_cpsat(instance: Any, *, time_limit: float = 60.0, workers: int = 2, log: bool = False,
-                deadline: Deadline | None = None, **options: Any) -> Result:
-    """Solve program (2) (or (15) for Ring-AllReduce) with CP-SAT."""
+                strengthen: bool = True, deadline: Deadline | None = None, **options: Any) -> Result:
+    """Solve program (2) (or (15) for Ring-AllReduce) with CP-SAT.
+
+    ``strengthen``: add the valid inequalities (symmetry breaking over identical servers, objective >=
+    the certified bound of `formulations.strengthen`); False builds the model without them.
+    """
     from edgeopt.hetero import FAMILY
 
     if options:
         raise TypeError(f"unknown options: {sorted(options)}")
     t0 = time.perf_counter()
     deadline = deadline or Deadline(time_limit)
+    floor = certified_floor(instance, deadline) if strengthen else None
     with deadline.guard():
         data = prepare(instance)
-        cm = build_cpsat(data)
+        cm = build_cpsat(data, strengthen=strengthen)
+        if floor is not None and data.t0 == 0:
+            # model objective = weight_scale * (the schedule's objective), an integer
+            add_cpsat_floor(cm.model, floor_in_model_units(floor, cm.weight_scale))
     build_s = time.perf_counter() - t0
     outcome, solver = run_cpsat(cm.model, time_limit=time_limit, workers=workers, log=log, deadline=deadline)
     # the model's objective is sum_j round(w_j * scale) * end_j: scale back
@@ -195,7 +229,8 @@ def solve_cpsat(instance: Any, *, time_limit: float = 60.0, workers: int = 2, lo
         outcome.objective = outcome.objective / cm.weight_scale
     if outcome.bound is not None:
         outcome.bound = outcome.bound / cm.weight_scale
-    extra: dict[str, Any] = {"program": "15" if data.ring else "2", "weight_scale": cm.weight_scale}
+    extra: dict[str, Any] = {"program": "15" if data.ring else "2", "weight_scale": cm.weight_scale,
+                             "strengthen": strengthen, "objective_floor": floor}
     if data.unschedulable():
         extra["unschedulable_jobs"] = data.unschedulable()
     if outcome.status == Status.INFEASIBLE or not outcome.has_solution:

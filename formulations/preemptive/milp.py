@@ -35,10 +35,14 @@ from edgeopt.core import Deadline, Result, Status
 from formulations.common import deadline_bounded, finish, solve_pyomo
 from formulations.preemptive.data import ModelData, from_instance, with_upper_bound
 from formulations.preemptive.plan import ChunkPlan, Plan, assign_ps, to_schedule
+from formulations.strengthen import add_pyomo_floor, certified_floor, consecutive_pairs, floor_in_model_units
 
 
-def build_milp(data: ModelData) -> Any:
-    """The Pyomo model of MINLP (2) (never solves)."""
+def build_milp(data: ModelData, *, strengthen: bool = False) -> Any:
+    """The Pyomo model of MINLP (2) (never solves).
+
+    ``strengthen``: add the symmetry-breaking rows over identical workers (``valid_symmetry_workers``).
+    """
     import pyomo.environ as pyo
 
     T = data.horizon
@@ -148,6 +152,18 @@ def build_milp(data: ModelData) -> Any:
         rule=lambda _m, s, t: sum(m.z[key] for key in z_server_t[(s, t)]) <= int(data.ps_count[s]),
         doc="(2f) sum_j z_jsp(t) <= 1 per PS: at most P_s jobs use server s's PSs in slot t",
     )
+    if strengthen:
+        # Symmetry breaking: two workers of one type on one server are interchangeable (same release (2i),
+        # same PSs and storage); swapping their whole slot schedules keeps every row and the objective, so
+        # sorting them by busy slots keeps one optimal schedule of every orbit.
+        busy: dict[int, list] = {}
+        for key in y_idx:
+            busy.setdefault(key[1], []).append(m.Y[key])
+        m.valid_symmetry_workers = pyo.Constraint(
+            [(k, k2) for k, k2 in consecutive_pairs(data.identical_workers()) if k in busy or k2 in busy],
+            rule=lambda _m, k, k2: sum(busy.get(k, [])) >= sum(busy.get(k2, [])),
+            doc="valid inequality (symmetry breaking): identical workers sorted by busy slots",
+        )
     m.obj = pyo.Objective(expr=sum(m.C[j] - float(data.arrival[j]) for j in range(J)), sense=pyo.minimize)
     return m
 
@@ -179,8 +195,12 @@ def extract_milp(model: Any, data: ModelData) -> Plan:
 
 @deadline_bounded("preemptive", "milp")
 def solve_milp(instance: Any, *, time_limit: float = 60.0, threads: int = 1, rel_gap: float = 1e-6,
-               upper_bound: float | None = None, deadline: Deadline | None = None, **_: Any) -> Result:
+               upper_bound: float | None = None, strengthen: bool = True, deadline: Deadline | None = None,
+               **_: Any) -> Result:
     """Solve MINLP (2) exactly with HiGHS; the schedule is checked by the family's validator.
+
+    ``strengthen`` (default): add the valid inequalities (symmetry breaking over identical workers,
+    objective >= the certified bound of `formulations.strengthen`); False builds the model without them.
 
     ``upper_bound``: the objective of any feasible schedule (e.g. an algorithm's); it shrinks each
     job's time window without changing the optimum (`data.with_upper_bound`).
@@ -189,11 +209,14 @@ def solve_milp(instance: Any, *, time_limit: float = 60.0, threads: int = 1, rel
 
     t0 = time.perf_counter()
     deadline = deadline or Deadline(time_limit)
+    floor = certified_floor(instance, deadline) if strengthen else None
     with deadline.guard():
         data = from_instance(instance)
         if upper_bound is not None:
             data = with_upper_bound(data, upper_bound)
-        model = build_milp(data)
+        model = build_milp(data, strengthen=strengthen)
+        if floor is not None:  # the model's objective is at least (2)'s of the schedule it encodes
+            add_pyomo_floor(model, floor_in_model_units(floor, integral=False))
     build_s = time.perf_counter() - t0
     outcome = solve_pyomo(model, time_limit=time_limit, rel_gap=rel_gap, threads=threads, deadline=deadline)
     schedule = to_schedule(instance, data, extract_milp(model, data)) if outcome.has_solution else None
@@ -207,6 +230,7 @@ def solve_milp(instance: Any, *, time_limit: float = 60.0, threads: int = 1, rel
     return finish(
         FAMILY, instance, "milp", outcome, schedule,
         extra={"model": "MINLP (2), time-indexed MILP", "variables": model.nvariables(),
-               "constraints": model.nconstraints(), "upper_bound": upper_bound, **extra_note},
+               "constraints": model.nconstraints(), "upper_bound": upper_bound, "strengthen": strengthen,
+               "objective_floor": floor, **extra_note},
         build_s=build_s,
     )
