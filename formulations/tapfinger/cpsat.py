@@ -25,12 +25,17 @@ from edgeopt.tapfinger.instance import Instance
 from edgeopt.tapfinger.schedule import Placement, Schedule
 from formulations.common import SolverOutcome, finish
 from formulations.common import solve_cpsat as run_cpsat
-from formulations.strengthen import add_cpsat_floor, certified_floor, floor_in_model_units
-from formulations.tapfinger.data import options
+from formulations.strengthen import add_cpsat_floor, certified_floor, consecutive_pairs, floor_in_model_units
+from formulations.tapfinger.data import identical_tasks, options
 
 
-def build_cpsat(instance: Instance, deadline: Deadline | None = None) -> tuple[cp_model.CpModel, dict[str, Any]]:
-    """The CP-SAT model and its handles (``start``, ``present``)."""
+def build_cpsat(instance: Instance, deadline: Deadline | None = None, *,
+                strengthen: bool = False) -> tuple[cp_model.CpModel, dict[str, Any]]:
+    """The CP-SAT model and its handles (``start``, ``present``).
+
+    ``strengthen``: identical tasks (`data.identical_tasks`) start in index order, a valid symmetry-breaking
+    row (swapping two such tasks' placements keeps every constraint and the objective).
+    """
     deadline = deadline or Deadline(1e9)
     T, R = instance.horizon, len(instance.resources)
     model = cp_model.CpModel()
@@ -71,6 +76,9 @@ def build_cpsat(instance: Instance, deadline: Deadline | None = None) -> tuple[c
         model.add_cumulative(ivs, dem, instance.clusters[n].capacity[r])
     for ivs in unit.values():
         model.add_no_overlap(ivs)
+    if strengthen:
+        for j, j2 in consecutive_pairs(identical_tasks(instance, opts)):
+            model.add(start[j] <= start[j2]).with_name(f"valid_symmetry_tasks_{j}_{j2}")
     model.minimize(sum(objective))
     return model, {"start": start, "present": present}
 
@@ -115,7 +123,7 @@ def solve_cpsat(instance: Instance, *, time_limit: float = 60.0, workers: int = 
     t0 = time.perf_counter()
     floor = certified_floor(instance, deadline) if strengthen else None
     try:
-        model, h = build_cpsat(instance, deadline)
+        model, h = build_cpsat(instance, deadline, strengthen=strengthen)
         if floor is not None:
             add_cpsat_floor(model, floor_in_model_units(floor))  # the model's objective is (1) itself
     except BuildTimeLimit as exc:

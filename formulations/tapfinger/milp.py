@@ -24,12 +24,17 @@ from edgeopt.core import BuildTimeLimit, Deadline, Result, Status
 from edgeopt.tapfinger.instance import Instance
 from edgeopt.tapfinger.schedule import Placement, Schedule
 from formulations.common import SolverOutcome, finish, solve_pyomo
-from formulations.strengthen import add_pyomo_floor, certified_floor, floor_in_model_units
-from formulations.tapfinger.data import Option, options
+from formulations.strengthen import add_pyomo_floor, certified_floor, consecutive_pairs, floor_in_model_units
+from formulations.tapfinger.data import Option, identical_tasks, options
 
 
-def build_milp(instance: Instance, deadline: Deadline | None = None, *, relax: bool = False) -> Any:
-    """The Pyomo model (``model.keys[i] = (option, start)`` for ``model.x[i]``)."""
+def build_milp(instance: Instance, deadline: Deadline | None = None, *, relax: bool = False,
+               strengthen: bool = False) -> Any:
+    """The Pyomo model (``model.keys[i] = (option, start)`` for ``model.x[i]``).
+
+    ``strengthen``: add the symmetry-breaking rows over identical tasks (``valid_symmetry_tasks``) and the
+    large-allocation cardinality rows (``valid_large_allocations``).
+    """
     deadline = deadline or Deadline(1e9)
     opts = options(instance, deadline)
     keys: list[tuple[Option, int]] = [(o, s) for o in opts for s in o.starts(instance)]
@@ -59,10 +64,43 @@ def build_milp(instance: Instance, deadline: Deadline | None = None, *, relax: b
     m.c5_capacity = pyo.Constraint(tight, rule=lambda m, n, r, t: sum(a * m.x[i] for i, a in load[(n, r, t)])
                                    <= cap[n][r])
     deadline.check()
+    if strengthen:
+        # Symmetry breaking: identical tasks j < j' (`identical_tasks`) start in index order; swapping two
+        # such tasks' placements keeps every row and the objective, so one optimal schedule satisfies it.
+        def start_of(j):
+            return sum(s * m.x[i] for i in by_task[j] for s in [keys[i][1]])
+
+        pairs = consecutive_pairs(identical_tasks(instance, opts))
+        m.valid_symmetry_tasks = pyo.Constraint(
+            pairs, rule=lambda m, j, j2: start_of(j) <= start_of(j2),
+            doc="valid inequality (symmetry breaking): identical tasks start in index order")
+        rows = large_allocation_rows(load, cap)
+        m.valid_large_allocations = pyo.Constraint(
+            list(rows), rule=lambda m, n, r, t, q: sum(m.x[i] for i in rows[(n, r, t, q)]) <= q,
+            doc="valid inequality: at most q tasks with an allocation above C_{r,n} / (q + 1) run at t on n")
+        deadline.check()
     arr = [t.arrival for t in instance.tasks]
     m.obj = pyo.Objective(expr=sum((s + o.duration - arr[o.task]) * m.x[i] for i, (o, s) in enumerate(keys)),
                           sense=pyo.minimize)
     return m
+
+
+def large_allocation_rows(load: dict[tuple[int, int, int], list[tuple[int, int]]], cap: list,
+                          qs: tuple[int, ...] = (1, 2)) -> dict[tuple[int, int, int, int], list[int]]:
+    """Cardinality rows implied by (5): ``sum x_i <= q`` over the runs covering (n, r, t) whose allocation of
+    r exceeds C_{r,n} / (q + 1).
+
+    Valid because q + 1 such tasks running together would hold more than C_{r,n}. Stronger than (5) in
+    the LP relaxation (e.g. for q = 1 two runs each holding 3/4 of C may both be 2/3 in (5), not here);
+    kept only where the row is not implied by the count of candidates.
+    """
+    rows = {}
+    for (n, r, t), items in load.items():
+        for q in qs:
+            big = [i for i, a in items if a * (q + 1) > cap[n][r]]
+            if len(big) > q:
+                rows[(n, r, t, q)] = big
+    return rows
 
 
 def extract(instance: Instance, model: Any) -> Schedule:
@@ -87,7 +125,7 @@ def solve_milp(instance: Instance, *, time_limit: float = 60.0, threads: int = 1
     t0 = time.perf_counter()
     floor = certified_floor(instance, deadline) if strengthen else None
     try:
-        model = build_milp(instance, deadline)
+        model = build_milp(instance, deadline, strengthen=strengthen)
         if floor is not None:
             add_pyomo_floor(model, floor_in_model_units(floor, integral=False))
     except BuildTimeLimit as exc:
