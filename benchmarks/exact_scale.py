@@ -12,9 +12,11 @@ enforce) and climbs the ladder until it first fails to prove optimality; the lar
 optimal is reported. Every row also records the process CPU time of the call (all solver threads,
 `resource.getrusage`) and the peak RSS, because the machine the numbers come from may be shared.
 
-``--original`` passes ``strengthen=False`` to every model: the formulation as it was before the
-symmetry-breaking constraints and valid inequalities of issue 19 item 3 (same optimum; tested in
-``tests/<family>/test_strengthened_models.py``).
+``--original`` passes ``strengthen=False`` to every model: the formulation without the
+symmetry-breaking rows and valid inequalities of `formulations.strengthen` (same optimum; tested in
+``tests/test_strengthened_models.py``). ``--paired`` runs both back to back on every rung (model
+``milp/original``, ``milp/strengthened``, ...), so that on a shared machine both see the same load;
+a run without either flag (``default``) measures the models as they are.
 """
 
 from __future__ import annotations
@@ -57,34 +59,39 @@ def _cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def climb(family: str, models: list[str], time_limit: float, options: dict, max_jobs: int | None) -> dict:
-    """Each model up the ladder until its first failure to prove optimality."""
+def climb(family: str, models: list[str], time_limit: float, variants: dict[str, dict], max_jobs: int | None) -> dict:
+    """Each model (in each variant: its solve options) up the ladder until its first failure to prove optimality.
+
+    With several variants, they run back to back on each rung, so that on a shared machine they see the
+    same load.
+    """
     import importlib
 
     spec = get_family(family)
     methods = importlib.import_module(f"formulations.{family}").METHODS
     counts, sizes = LADDERS[family]
-    rows: dict[str, list] = {m: [] for m in models}
-    largest: dict[str, int | None] = {m: None for m in models}
-    alive = list(models)
+    runs = [(m, v) for m in models for v in variants]
+    rows: dict[str, list] = {f"{m}/{v}": [] for m, v in runs}
+    largest: dict[str, int | None] = {f"{m}/{v}": None for m, v in runs}
+    alive = list(runs)
     for n in counts:
         if not alive or (max_jobs is not None and n > max_jobs):
             break
         kwargs = sizes(n)
         inst = spec.generate("small", seed=SEED, jobs=n, **kwargs)
-        for m in list(alive):
+        for m, v in list(alive):
             cpu0, t0 = _cpu(), time.perf_counter()
-            res = methods[m](inst, time_limit=time_limit, **options)
+            res = methods[m](inst, time_limit=time_limit, **variants[v])
             row = {"jobs": n, **kwargs, "status": res.status.value, "objective": res.objective, "bound": res.bound,
                    "wall_s": round(time.perf_counter() - t0, 2), "cpu_s": round(_cpu() - cpu0, 2),
                    "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)}
-            rows[m].append(row)
-            print(f"{family:10s} {m:5s} {n:3d} jobs {kwargs}: {row['status']:10s} obj {row['objective']} "
+            rows[f"{m}/{v}"].append(row)
+            print(f"{family:10s} {m:5s} {v:12s} {n:3d} jobs {kwargs}: {row['status']:10s} obj {row['objective']} "
                   f"bound {row['bound']} wall {row['wall_s']} s cpu {row['cpu_s']} s", flush=True)
             if res.status == Status.OPTIMAL:
-                largest[m] = n
+                largest[f"{m}/{v}"] = n
             else:
-                alive.remove(m)
+                alive.remove((m, v))
     return {"largest_optimal_jobs": largest, "rows": rows}
 
 
@@ -95,16 +102,23 @@ def main() -> None:
     ap.add_argument("--models", default="milp,cpsat")
     ap.add_argument("--max-jobs", type=int, default=None)
     ap.add_argument("--original", action="store_true", help="build the models without the issue-19 cuts")
+    ap.add_argument("--paired", action="store_true",
+                    help="run the original and the strengthened model back to back on every rung")
     ap.add_argument("--name", default="exact_scale.json")
     args = ap.parse_args()
-    options = {"strengthen": False} if args.original else {}
+    if args.paired:
+        variants = {"original": {"strengthen": False}, "strengthened": {"strengthen": True}}
+    elif args.original:
+        variants = {"original": {"strengthen": False}}
+    else:
+        variants = {"default": {}}
     out = {"setting": f"small generator, seed {SEED}, growing job count (LADDERS); wall-clock limit per call; "
                       "machine shared (2 cores), CPU time per call recorded",
-           "time_limit_s": args.time_limit, "original": args.original, "families": {}}
+           "time_limit_s": args.time_limit, "variants": variants, "families": {}}
     path = result_path(args.out, args.name)
     cpu0 = _cpu()
     for fam in args.families.split(","):
-        out["families"][fam] = climb(fam, args.models.split(","), args.time_limit, options, args.max_jobs)
+        out["families"][fam] = climb(fam, args.models.split(","), args.time_limit, variants, args.max_jobs)
         out["total_cpu_s"] = round(_cpu() - cpu0, 1)
         path.write_text(json.dumps(out, indent=2) + "\n")  # after each family: a partial run keeps its rows
     print("wrote", path, "total cpu", out["total_cpu_s"], "s")
