@@ -7,12 +7,14 @@ paper's constraints, inequalities that cut off no optimal schedule, so the optim
 
 Two kinds live here, used by every family:
 
-* ``valid_objective_floor``: objective >= LB, with LB the family's certified lower bound
+* ``valid_objective_floor`` (CP-SAT models): objective >= LB, with LB the family's certified lower bound
   (`edgeopt.api.bound`, its certificate re-checked by `edgeopt.api.check_bound`). Valid because
   LB is at most the optimum over complete schedules, which is what every exact model minimises
   (each model's objective is, at every feasible point, at least the true objective of the
   schedule it encodes). It gives CP-SAT, whose own bound is weak, the LP bound of the
-  time-indexed relaxation at once.
+  time-indexed relaxation at once. The MILPs do not get it: HiGHS's own LP bound is at least as
+  strong there, and the extra dense row slowed it down (edgecloud, 32 jobs: proved in 2.2 s CPU
+  without it, not within 60 s with it; benchmarks/exact_scale.py).
 * ``identical_classes``: groups of interchangeable resources (servers, workers) for the
   symmetry-breaking rows each family writes itself: with h < h' identical, swapping everything
   placed on them maps a schedule to one with the same objective, so requiring a chosen
@@ -84,18 +86,6 @@ def add_cpsat_floor(model: Any, floor_units: float) -> None:
     terms = [coef * model.get_int_var_from_proto_index(v) if v >= 0 else
              -coef * model.get_int_var_from_proto_index(-v - 1) for v, coef in zip(obj.vars, obj.coeffs, strict=True)]
     model.add(sum(terms) >= rhs).with_name("valid_objective_floor")
-
-
-def add_pyomo_floor(model: Any, floor_units: float) -> None:
-    """Valid inequality on a Pyomo model that minimises: its objective >= ``floor_units``."""
-    import pyomo.environ as pyo
-
-    objs = list(model.component_objects(pyo.Objective, active=True))
-    if len(objs) != 1 or objs[0].sense != pyo.minimize:
-        return
-    model.valid_objective_floor = pyo.Constraint(
-        expr=objs[0].expr >= floor_units,
-        doc="valid inequality: objective >= a certified lower bound on the optimum (api.bound, checked)")
 
 
 def identical_classes(keys: Iterable[Hashable]) -> list[list[int]]:

@@ -47,7 +47,6 @@ from edgeopt.core import BuildTimeLimit, Deadline, InputError, ModelError, Resul
 from formulations.common import SolverOutcome, deadline_bounded, finish, solve_pyomo
 from formulations.edgecloud.data import ModelData, greedy_placements, prepare, with_deadlines
 from formulations.edgecloud.schedule_io import Placement, infeasible_result, to_schedule
-from formulations.strengthen import add_pyomo_floor, certified_floor, floor_in_model_units
 
 
 def build_milp(
@@ -253,8 +252,8 @@ def solve_milp(
     latest completion any optimal schedule can have, from the total JCT of a
     validated list-scheduling schedule (`data.with_deadlines`); exactness is
     kept. Returns status optimal, time_limit (incumbent + bound) or infeasible.
-    ``strengthen`` (default): add the valid inequalities of `formulations.strengthen` (objective >= the
-    certified bound); False builds the model as the paper's constraints alone.
+    ``strengthen``: accepted for a uniform interface; this model adds no rows (the objective floor of
+    `formulations.strengthen`, tried here, slowed HiGHS down: benchmarks/exact_scale.py).
     """
     from edgeopt.edgecloud import FAMILY
 
@@ -275,12 +274,9 @@ def solve_milp(
         ub = float(FAMILY.objective(instance, greedy)) if greedy is not None else None
         if ub is not None:
             data = with_deadlines(data, ub)
-    floor = certified_floor(instance, deadline) if strengthen else None
     try:
         with deadline.guard():
             m = build_milp(instance, data)
-            if floor is not None:
-                add_pyomo_floor(m, floor_in_model_units(floor, integral=False))
         build_s = time.perf_counter() - t0
         outcome: SolverOutcome = solve_pyomo(m, time_limit=time_limit, rel_gap=rel_gap, threads=threads,
                                              deadline=deadline)
@@ -304,7 +300,7 @@ def solve_milp(
         "n_vars": int(sum(len(v) for v in m.component_objects(pyo.Var))) if m is not None else None,
         "n_modes": sum(len(jd.modes) for jd in data.jobs),
         "greedy_upper_bound": ub,
-        "strengthen": strengthen, "objective_floor": floor,
+        "strengthen": strengthen,
         **notes,
     }
     if outcome.status == Status.INFEASIBLE:

@@ -41,7 +41,7 @@ from edgeopt.core import Deadline, Result, Status
 from formulations.common import SolverOutcome, deadline_bounded, finish, solve_pyomo
 from formulations.hetero.data import ModelData, identical_servers, prepare, ps_bound
 from formulations.hetero.schedule_io import Placement, infeasible_result, to_schedule
-from formulations.strengthen import add_pyomo_floor, certified_floor, consecutive_pairs
+from formulations.strengthen import consecutive_pairs
 
 Objective = Literal["wct", "weight", "cost"]
 
@@ -423,8 +423,8 @@ def solve_milp(instance: Any, *, time_limit: float = 60.0, threads: int = 1, rel
                **options: Any) -> Result:
     """Solve program (2) (or (15) for Ring-AllReduce) with the time-indexed MILP and HiGHS.
 
-    ``strengthen``: add the valid inequalities (symmetry breaking over identical servers, objective >=
-    the certified bound of `formulations.strengthen`); False builds the model without them.
+    ``strengthen``: add the symmetry-breaking rows over identical servers; False builds the model without
+    them. (The objective floor of `formulations.strengthen` is not added here: it slowed HiGHS down.)
     """
     from edgeopt.hetero import FAMILY
     from formulations.common import REL_GAP
@@ -433,18 +433,15 @@ def solve_milp(instance: Any, *, time_limit: float = 60.0, threads: int = 1, rel
         raise TypeError(f"unknown options: {sorted(options)}")
     t0 = time.perf_counter()
     deadline = deadline or Deadline(time_limit)
-    floor = certified_floor(instance, deadline) if strengthen else None
     with deadline.guard():
         data = prepare(instance)
         bad = data.unschedulable()
         model = build_milp(data, objective="wct", strengthen=strengthen)
-        if floor is not None:
-            add_pyomo_floor(model, floor - 1e-9 * max(1.0, abs(floor)))
     build_s = time.perf_counter() - t0
     outcome = solve_pyomo(model, time_limit=time_limit, rel_gap=REL_GAP if rel_gap is None else rel_gap,
                           threads=threads, tee=tee, deadline=deadline)
     extra: dict[str, Any] = {"program": "15" if data.ring else "2", "n_vars": model.nvariables(),
-                             "n_constraints": model.nconstraints(), "strengthen": strengthen, "objective_floor": floor}
+                             "n_constraints": model.nconstraints(), "strengthen": strengthen}
     if bad:
         extra["unschedulable_jobs"] = bad
     if outcome.bound is not None and all(float(j.weight).is_integer() for j in instance.jobs):

@@ -43,7 +43,6 @@ from edgeopt.core.family import instance_sha256
 from edgeopt.okita.instance import Instance
 from edgeopt.okita.schedule import Schedule, entry, group_entries
 from formulations.common import REL_GAP, finish, solve_pyomo
-from formulations.strengthen import add_pyomo_floor, certified_floor, floor_in_model_units
 
 
 def worker_bounds(instance: Instance) -> np.ndarray:
@@ -204,18 +203,15 @@ def solve_milp(instance: Instance, *, time_limit: float = 60.0, threads: int = 1
                tee: bool = False, strengthen: bool = True) -> Result:
     """Solve program (2) exactly with HiGHS; ``time_limit`` covers building and solving.
 
-    ``strengthen`` (default): add the valid inequalities of `formulations.strengthen` (objective >= the
-    certified bound); False builds the model as the paper's constraints alone.
+    ``strengthen``: accepted for a uniform interface; this model adds no rows (the objective floor of
+    `formulations.strengthen`, tried here, slowed HiGHS down: benchmarks/exact_scale.py).
     """
     from edgeopt.okita import FAMILY
 
     deadline = Deadline(time_limit)
     t0 = time.perf_counter()
-    floor = certified_floor(instance, deadline) if strengthen else None
     try:
         model = build_milp(instance, deadline=deadline)
-        if floor is not None:  # the model's objective is at least (2)'s of the schedule it encodes
-            add_pyomo_floor(model, floor_in_model_units(floor, integral=False))
     except BuildTimeLimit as exc:
         return no_schedule_result(instance, "milp", Status.TIME_LIMIT, reason=str(exc), bound=None,
                                   runtime_s=deadline.elapsed())
@@ -223,8 +219,7 @@ def solve_milp(instance: Instance, *, time_limit: float = 60.0, threads: int = 1
     outcome = solve_pyomo(model, time_limit=deadline.remaining(), rel_gap=REL_GAP if rel_gap is None else rel_gap,
                           threads=threads, tee=tee)
     extra: dict[str, Any] = {"program": "2", "n_vars": model.nvariables(), "n_constraints": model.nconstraints(),
-                             "solve_s": round(outcome.runtime_s, 6), "strengthen": strengthen,
-                             "objective_floor": floor}
+                             "solve_s": round(outcome.runtime_s, 6), "strengthen": strengthen}
     if outcome.status == Status.INFEASIBLE:
         return no_schedule_result(instance, "milp", Status.INFEASIBLE, bound=None,
                                   reason="HiGHS proved that no schedule trains every job by the horizon",

@@ -35,7 +35,7 @@ from edgeopt.core import Deadline, Result, Status
 from formulations.common import deadline_bounded, finish, solve_pyomo
 from formulations.preemptive.data import ModelData, from_instance, with_upper_bound
 from formulations.preemptive.plan import ChunkPlan, Plan, assign_ps, to_schedule
-from formulations.strengthen import add_pyomo_floor, certified_floor, consecutive_pairs, floor_in_model_units
+from formulations.strengthen import consecutive_pairs
 
 
 def build_milp(data: ModelData, *, strengthen: bool = False) -> Any:
@@ -199,8 +199,9 @@ def solve_milp(instance: Any, *, time_limit: float = 60.0, threads: int = 1, rel
                **_: Any) -> Result:
     """Solve MINLP (2) exactly with HiGHS; the schedule is checked by the family's validator.
 
-    ``strengthen`` (default): add the valid inequalities (symmetry breaking over identical workers,
-    objective >= the certified bound of `formulations.strengthen`); False builds the model without them.
+    ``strengthen`` (default): add the symmetry-breaking rows over identical workers; False builds the
+    model without them. (The objective floor of `formulations.strengthen` is not added here: it slowed
+    HiGHS down.)
 
     ``upper_bound``: the objective of any feasible schedule (e.g. an algorithm's); it shrinks each
     job's time window without changing the optimum (`data.with_upper_bound`).
@@ -209,14 +210,11 @@ def solve_milp(instance: Any, *, time_limit: float = 60.0, threads: int = 1, rel
 
     t0 = time.perf_counter()
     deadline = deadline or Deadline(time_limit)
-    floor = certified_floor(instance, deadline) if strengthen else None
     with deadline.guard():
         data = from_instance(instance)
         if upper_bound is not None:
             data = with_upper_bound(data, upper_bound)
         model = build_milp(data, strengthen=strengthen)
-        if floor is not None:  # the model's objective is at least (2)'s of the schedule it encodes
-            add_pyomo_floor(model, floor_in_model_units(floor, integral=False))
     build_s = time.perf_counter() - t0
     outcome = solve_pyomo(model, time_limit=time_limit, rel_gap=rel_gap, threads=threads, deadline=deadline)
     schedule = to_schedule(instance, data, extract_milp(model, data)) if outcome.has_solution else None
@@ -231,6 +229,6 @@ def solve_milp(instance: Any, *, time_limit: float = 60.0, threads: int = 1, rel
         FAMILY, instance, "milp", outcome, schedule,
         extra={"model": "MINLP (2), time-indexed MILP", "variables": model.nvariables(),
                "constraints": model.nconstraints(), "upper_bound": upper_bound, "strengthen": strengthen,
-               "objective_floor": floor, **extra_note},
+               **extra_note},
         build_s=build_s,
     )

@@ -24,7 +24,7 @@ from edgeopt.core import BuildTimeLimit, Deadline, Result, Status
 from edgeopt.tapfinger.instance import Instance
 from edgeopt.tapfinger.schedule import Placement, Schedule
 from formulations.common import SolverOutcome, finish, solve_pyomo
-from formulations.strengthen import add_pyomo_floor, certified_floor, consecutive_pairs, floor_in_model_units
+from formulations.strengthen import consecutive_pairs
 from formulations.tapfinger.data import Option, identical_tasks, options
 
 
@@ -116,18 +116,16 @@ def extract(instance: Instance, model: Any) -> Schedule:
 def solve_milp(instance: Instance, *, time_limit: float = 60.0, threads: int = 1, strengthen: bool = True) -> Result:
     """Solve (1)-(8) exactly with the time-indexed MILP (``time_limit`` covers building).
 
-    ``strengthen`` (default): add the valid inequalities of `formulations.strengthen` (objective >= the
-    certified bound); False builds the model as the paper's constraints alone.
+    ``strengthen`` (default): add the symmetry-breaking rows over identical tasks and the large-allocation
+    rows (`build_milp`); False builds the model without them. (The objective floor of
+    `formulations.strengthen` is not added here: it slowed HiGHS down.)
     """
     from edgeopt.tapfinger import FAMILY
 
     deadline = Deadline(time_limit)
     t0 = time.perf_counter()
-    floor = certified_floor(instance, deadline) if strengthen else None
     try:
         model = build_milp(instance, deadline, strengthen=strengthen)
-        if floor is not None:
-            add_pyomo_floor(model, floor_in_model_units(floor, integral=False))
     except BuildTimeLimit as exc:
         out = SolverOutcome(Status.TIME_LIMIT, None, None, 0.0, str(exc), False)
         return finish(FAMILY, instance, "milp", out, None, build_s=time.perf_counter() - t0)
@@ -135,4 +133,4 @@ def solve_milp(instance: Instance, *, time_limit: float = 60.0, threads: int = 1
     out = solve_pyomo(model, time_limit=deadline.remaining(), threads=threads)
     sched = extract(instance, model) if out.has_solution else None
     return finish(FAMILY, instance, "milp", out, sched, build_s=build_s,
-                  extra={"variables": len(model.keys), "strengthen": strengthen, "objective_floor": floor})
+                  extra={"variables": len(model.keys), "strengthen": strengthen})
