@@ -30,7 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from edgeopt.bench import benchmark_parser, result_path
-from edgeopt.core import Status
+from edgeopt.core import ModelError, Status
 from edgeopt.families import get_family
 
 #: Per family: the job counts climbed, and the generator's other sizes as a function of the job count.
@@ -81,14 +81,18 @@ def climb(family: str, models: list[str], time_limit: float, variants: dict[str,
         inst = spec.generate("small", seed=SEED, jobs=n, **kwargs)
         for m, v in list(alive):
             cpu0, t0 = _cpu(), time.perf_counter()
-            res = methods[m](inst, time_limit=time_limit, **variants[v])
-            row = {"jobs": n, **kwargs, "status": res.status.value, "objective": res.objective, "bound": res.bound,
+            try:
+                res = methods[m](inst, time_limit=time_limit, **variants[v])
+                outcome = {"status": res.status.value, "objective": res.objective, "bound": res.bound}
+            except ModelError as exc:  # a model whose solution fails its check: recorded, and the climb stops
+                res, outcome = None, {"status": "error", "objective": None, "bound": None, "error": str(exc)}
+            row = {"jobs": n, **kwargs, **outcome,
                    "wall_s": round(time.perf_counter() - t0, 2), "cpu_s": round(_cpu() - cpu0, 2),
                    "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)}
             rows[f"{m}/{v}"].append(row)
             print(f"{family:10s} {m:5s} {v:12s} {n:3d} jobs {kwargs}: {row['status']:10s} obj {row['objective']} "
                   f"bound {row['bound']} wall {row['wall_s']} s cpu {row['cpu_s']} s", flush=True)
-            if res.status == Status.OPTIMAL:
+            if res is not None and res.status == Status.OPTIMAL:
                 largest[f"{m}/{v}"] = n
             else:
                 alive.remove((m, v))
