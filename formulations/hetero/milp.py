@@ -423,8 +423,10 @@ def solve_milp(instance: Any, *, time_limit: float = 60.0, threads: int = 1, rel
                **options: Any) -> Result:
     """Solve program (2) (or (15) for Ring-AllReduce) with the time-indexed MILP and HiGHS.
 
-    ``strengthen``: add the symmetry-breaking rows over identical servers; False builds the model without
-    them. (The objective floor of `formulations.strengthen` is not added here: it slowed HiGHS down.)
+    ``strengthen``: accepted for a uniform interface; the solve adds no rows. Both candidates slowed HiGHS
+    down (benchmarks/results/exact_scale_paired.json: with the symmetry-breaking rows of
+    ``build_milp(strengthen=True)`` the largest size proved in 60 s fell from 14 to 12 jobs, 36.6 vs 28.5 s
+    CPU on the sizes both proved; the objective floor of `formulations.strengthen` likewise).
     """
     from edgeopt.hetero import FAMILY
     from formulations.common import REL_GAP
@@ -436,7 +438,7 @@ def solve_milp(instance: Any, *, time_limit: float = 60.0, threads: int = 1, rel
     with deadline.guard():
         data = prepare(instance)
         bad = data.unschedulable()
-        model = build_milp(data, objective="wct", strengthen=strengthen)
+        model = build_milp(data, objective="wct")
     build_s = time.perf_counter() - t0
     outcome = solve_pyomo(model, time_limit=time_limit, rel_gap=REL_GAP if rel_gap is None else rel_gap,
                           threads=threads, tee=tee, deadline=deadline)
