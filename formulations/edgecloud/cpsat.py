@@ -25,6 +25,7 @@ from formulations.common import solve_cpsat as run_cpsat
 from formulations.edgecloud.data import ModelData, prepare
 from formulations.edgecloud.schedule_io import Placement, infeasible_result, to_schedule
 from formulations.edgecloud.start import hint_cpsat
+from formulations.strengthen import add_cpsat_floor, certified_floor, floor_in_model_units
 
 
 class CpsatModel:
@@ -130,30 +131,36 @@ def extract_cpsat(cm: CpsatModel, solver: cp_model.CpSolver) -> list[Placement]:
 
 
 @deadline_bounded("edgecloud", "cpsat")
-def solve_cpsat(instance: Any, *, time_limit: float = 60.0, workers: int = 2, deadline: Deadline | None = None,
-                hint: Any = None, **options: Any) -> Result:
+def solve_cpsat(instance: Any, *, time_limit: float = 60.0, workers: int = 2, strengthen: bool = True,
+                deadline: Deadline | None = None, hint: Any = None, **options: Any) -> Result:
     """Solve MINLP (2) exactly with CP-SAT. Status optimal, time_limit (incumbent + bound) or infeasible.
 
+    ``strengthen`` (default): add the valid inequalities of `formulations.strengthen` (objective >= the
+    certified bound); False builds the model as the paper's constraints alone.
     ``hint``: a schedule (a `Schedule` or its JSON) given as solution hints (``start.py``).
     """
     from edgeopt.edgecloud import FAMILY
 
     if options:
-        raise InputError("options", f"unknown option(s) for cpsat: {', '.join(sorted(options))} (known: workers)")
+        raise InputError("options", f"unknown option(s) for cpsat: {', '.join(sorted(options))} (known: workers, strengthen)")
     t0 = time.perf_counter()
     deadline = deadline or Deadline(time_limit)
     with deadline.guard():
         data = prepare(instance)
     if data.unschedulable():
         return infeasible_result(instance, "cpsat", data.unschedulable(), time.perf_counter() - t0)
+    floor = certified_floor(instance, deadline) if strengthen else None
     with deadline.guard():
         cm = build_cpsat(instance, data)
+        if floor is not None:
+            add_cpsat_floor(cm.model, floor_in_model_units(floor))  # the model's objective is (2) itself
         if hint is not None:
             hint_cpsat(cm, instance, FAMILY.parse_schedule(hint))
     build_s = time.perf_counter() - t0
     outcome, solver = run_cpsat(cm.model, time_limit=time_limit, workers=workers, deadline=deadline)
     schedule = to_schedule(instance, extract_cpsat(cm, solver)) if outcome.has_solution else None
-    extra: dict[str, Any] = {"n_vars": len(cm.model.proto.variables)}
+    extra: dict[str, Any] = {"n_vars": len(cm.model.proto.variables), "strengthen": strengthen,
+                             "objective_floor": floor}
     if outcome.status == Status.INFEASIBLE:
         extra["reason"] = "CP-SAT proved MINLP (2) infeasible"
     return finish(FAMILY, instance, "cpsat", outcome, schedule, extra=extra, build_s=build_s)

@@ -243,6 +243,7 @@ def solve_milp(
     threads: int = 1,
     rel_gap: float = 1e-6,
     tighten: bool = True,
+    strengthen: bool = True,
     deadline: Deadline | None = None,
     hint: Any = None,
     **options: Any,
@@ -255,12 +256,14 @@ def solve_milp(
     latest completion any optimal schedule can have, from the total JCT of a
     validated list-scheduling schedule (`data.with_deadlines`); exactness is
     kept. Returns status optimal, time_limit (incumbent + bound) or infeasible.
+    ``strengthen``: accepted for a uniform interface; this model adds no rows (the objective floor of
+    `formulations.strengthen`, tried here, slowed HiGHS down: benchmarks/exact_scale.py).
     """
     from edgeopt.edgecloud import FAMILY
 
     if options:
         raise InputError("options", f"unknown option(s) for milp: {', '.join(sorted(options))} "
-                                    "(known: threads, rel_gap, tighten)")
+                                    "(known: threads, rel_gap, tighten, strengthen)")
     t0 = time.perf_counter()
     deadline = deadline or Deadline(time_limit)
     with deadline.guard():
@@ -302,6 +305,7 @@ def solve_milp(
         "n_vars": int(sum(len(v) for v in m.component_objects(pyo.Var))) if m is not None else None,
         "n_modes": sum(len(jd.modes) for jd in data.jobs),
         "greedy_upper_bound": ub,
+        "strengthen": strengthen,
         **notes,
     }
     if outcome.status == Status.INFEASIBLE:

@@ -30,9 +30,10 @@ from ortools.sat.python import cp_model
 from edgeopt.core import Deadline, Result, Status
 from formulations.common import deadline_bounded, finish
 from formulations.common import solve_cpsat as run_cpsat
-from formulations.hetero.data import ModelData, int_scale, prepare
+from formulations.hetero.data import ModelData, identical_servers, int_scale, prepare
 from formulations.hetero.schedule_io import Placement, infeasible_result, to_schedule
 from formulations.hetero.start import hint_cpsat
+from formulations.strengthen import add_cpsat_floor, certified_floor, consecutive_pairs, floor_in_model_units
 
 
 class CpsatModel:
@@ -49,8 +50,11 @@ class CpsatModel:
         self.s: dict[tuple[int, int, int], Any] = {}
 
 
-def build_cpsat(data: ModelData) -> CpsatModel:
-    """Build the CP-SAT model of program (2)/(15) over ``data``'s window (never solves)."""
+def build_cpsat(data: ModelData, *, strengthen: bool = True) -> CpsatModel:
+    """Build the CP-SAT model of program (2)/(15) over ``data``'s window (never solves).
+
+    ``strengthen``: add the symmetry-breaking rows over identical servers (`_order_identical_servers`).
+    """
     if np.any(data.free > data.capacity[:, :, None] + 1e-9):
         raise ValueError("free capacity above C_h^r")
     L, H, R = data.length, data.n_servers, data.n_resources
@@ -154,6 +158,8 @@ def build_cpsat(data: ModelData) -> CpsatModel:
     for (h, r), items in demands.items():
         if items:
             model.add_cumulative([i for i, _ in items], [d for _, d in items], cap[h][r])  # (2h)
+    if strengthen:
+        _order_identical_servers(cm)
     model.minimize(sum(objective))
     return cm
 
@@ -178,6 +184,24 @@ def _hold_taken(model: cp_model.CpModel, data: ModelData, r_scale: list[int], ca
             if taken[t] > 0:
                 items.append((model.new_fixed_size_interval_var(t, u - t, f"taken_srv{h}_res{r}_{t}"), taken[t]))
             t = u
+def _order_identical_servers(cm: CpsatModel) -> None:
+    """Symmetry breaking: of two identical servers h < h', h carries at least h''s weighted placement count.
+
+    Valid inequality: servers with equal capacity, free profile and per-type limits are
+    interchangeable in program (2)/(15) (no constraint or cost names a server otherwise), so swapping
+    all workers and PSs of h and h' maps a schedule to one with the same objective; sorting the
+    servers of a class by sum_j c_j (workers + PSs of j on the server), c_j = J - j, keeps one
+    optimal schedule of every orbit.
+    """
+    data = cm.data
+    J = len(data.jobs)
+    count: dict[int, list] = {h: [] for h in range(data.n_servers)}
+    for (j, h, _m), v in cm.y.items():
+        count[h].append((J - j) * v)
+    for (j, h, _p), v in cm.s.items():
+        count[h].append((J - j) * v)
+    for h, h2 in consecutive_pairs(identical_servers(data)):
+        cm.model.add(sum(count[h]) >= sum(count[h2])).with_name(f"valid_symmetry_servers_{h}_{h2}")
 
 
 def extract_cpsat(cm: CpsatModel, solver: cp_model.CpSolver) -> list[Placement]:
@@ -202,9 +226,13 @@ def extract_cpsat(cm: CpsatModel, solver: cp_model.CpSolver) -> list[Placement]:
 
 @deadline_bounded("hetero", "cpsat")
 def solve_cpsat(instance: Any, *, time_limit: float = 60.0, workers: int = 2, log: bool = False,
-                deadline: Deadline | None = None, hint: Any = None, **options: Any) -> Result:
+                strengthen: bool = True, deadline: Deadline | None = None, hint: Any = None,
+                **options: Any) -> Result:
     """Solve program (2) (or (15) for Ring-AllReduce) with CP-SAT.
 
+    ``strengthen``: add the valid inequalities (symmetry breaking over identical servers, objective >=
+    the certified bound of `formulations.strengthen`); False builds the model without them. With a
+    ``hint`` the symmetry rows are left out: a warm start need not be the representative they keep.
     ``hint``: a schedule (a `Schedule` or its JSON) given as solution hints (``start.py``).
     """
     from edgeopt.hetero import FAMILY
@@ -213,9 +241,13 @@ def solve_cpsat(instance: Any, *, time_limit: float = 60.0, workers: int = 2, lo
         raise TypeError(f"unknown options: {sorted(options)}")
     t0 = time.perf_counter()
     deadline = deadline or Deadline(time_limit)
+    floor = certified_floor(instance, deadline) if strengthen else None
     with deadline.guard():
         data = prepare(instance)
-        cm = build_cpsat(data)
+        cm = build_cpsat(data, strengthen=strengthen and hint is None)
+        if floor is not None and data.t0 == 0:
+            # model objective = weight_scale * (the schedule's objective), an integer
+            add_cpsat_floor(cm.model, floor_in_model_units(floor, cm.weight_scale))
         hinted = hint_cpsat(cm, FAMILY.parse_schedule(hint)) if hint is not None else None
     build_s = time.perf_counter() - t0
     outcome, solver = run_cpsat(cm.model, time_limit=time_limit, workers=workers, log=log, deadline=deadline)
@@ -224,7 +256,8 @@ def solve_cpsat(instance: Any, *, time_limit: float = 60.0, workers: int = 2, lo
         outcome.objective = outcome.objective / cm.weight_scale
     if outcome.bound is not None:
         outcome.bound = outcome.bound / cm.weight_scale
-    extra: dict[str, Any] = {"program": "15" if data.ring else "2", "weight_scale": cm.weight_scale}
+    extra: dict[str, Any] = {"program": "15" if data.ring else "2", "weight_scale": cm.weight_scale,
+                             "strengthen": strengthen, "objective_floor": floor}
     if hinted is not None:
         extra["hinted_jobs"] = hinted
     if data.unschedulable():

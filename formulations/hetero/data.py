@@ -277,3 +277,16 @@ def int_scale(values: np.ndarray, *, what: str, max_power: int = 6) -> int:
 
 def ceil_div(a: float, b: float) -> int:
     return math.ceil(a / b - 1e-12)
+
+
+def identical_servers(data: ModelData) -> list[list[int]]:
+    """Classes of interchangeable servers: equal capacity, free profile and per-type worker / PS limits.
+
+    Nothing else in program (2)/(15) depends on a server's identity, which is what the symmetry-breaking
+    rows of the strengthened models rely on.
+    """
+    from formulations.strengthen import identical_classes
+
+    keys = [(data.capacity[h].tobytes(), data.free[h].tobytes(), data.worker_cap[h].tobytes(),
+             data.ps_cap[h].tobytes()) for h in range(data.n_servers)]
+    return identical_classes(keys)

@@ -121,7 +121,8 @@ def reoptimise(instance: Any, schedule: Any, free: Sequence[int], time_limit: fl
                 model = build_milp(data, objective="wct")
                 start = start_milp(model, local)
             else:
-                cm = build_cpsat(data)
+                # no symmetry rows: the window pins some jobs to their servers, which those rows do not know
+                cm = build_cpsat(data, strengthen=False)
                 ranked = sorted(mine, key=lambda js: -instance.jobs[js.job].weight * (js.start + js.duration))
                 hint_cpsat(cm, local, pin={js.job for js in ranked[placement_free:]})
                 complete_hints(cm.model, time_limit=deadline.remaining() / 2)

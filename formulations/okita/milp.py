@@ -200,9 +200,11 @@ def no_schedule_result(instance: Instance, algorithm: str, status: Status, *, re
 
 
 def solve_milp(instance: Instance, *, time_limit: float = 60.0, threads: int = 1, rel_gap: float | None = None,
-               tee: bool = False, hint: Any = None) -> Result:
+               tee: bool = False, strengthen: bool = True, hint: Any = None) -> Result:
     """Solve program (2) exactly with HiGHS; ``time_limit`` covers building and solving.
 
+    ``strengthen``: accepted for a uniform interface; this model adds no rows (the objective floor of
+    `formulations.strengthen`, tried here, slowed HiGHS down: benchmarks/exact_scale.py).
     ``hint``: a schedule (a `Schedule` or its JSON) handed to HiGHS as a MIP start (``start.py``).
     """
     from edgeopt.okita import FAMILY
@@ -223,7 +225,7 @@ def solve_milp(instance: Instance, *, time_limit: float = 60.0, threads: int = 1
     outcome = solve_pyomo(model, time_limit=deadline.remaining(), rel_gap=REL_GAP if rel_gap is None else rel_gap,
                           threads=threads, tee=tee, start=start)
     extra: dict[str, Any] = {"program": "2", "n_vars": model.nvariables(), "n_constraints": model.nconstraints(),
-                             "solve_s": round(outcome.runtime_s, 6)}
+                             "solve_s": round(outcome.runtime_s, 6), "strengthen": strengthen}
     if hint is not None:
         extra["mip_start_values"] = outcome.start_values
     if outcome.status == Status.INFEASIBLE:

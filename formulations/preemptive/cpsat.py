@@ -24,6 +24,7 @@ from formulations.common import deadline_bounded, finish
 from formulations.common import solve_cpsat as _solve_cpsat
 from formulations.preemptive.data import ModelData, from_instance, with_upper_bound
 from formulations.preemptive.plan import ChunkPlan, Plan, assign_ps, to_schedule
+from formulations.strengthen import add_cpsat_floor, certified_floor, consecutive_pairs, floor_in_model_units
 
 
 class CpModelHandle:
@@ -37,10 +38,15 @@ class CpModelHandle:
         self.train: dict[tuple[int, int, int], dict[int, Any]] = {}
         self.colocated: dict[int, Any] = {}
         self.ps: dict[tuple[int, int, int], Any] = {}
+        self.end: dict[tuple[int, int], Any] = {}
 
 
-def build_cpsat(data: ModelData) -> CpModelHandle:
-    """The CP-SAT model of MINLP (2) (never solves)."""
+def build_cpsat(data: ModelData, *, strengthen: bool = False) -> CpModelHandle:
+    """The CP-SAT model of MINLP (2) (never solves).
+
+    ``strengthen``: add the symmetry-breaking rows over identical workers and over the chunks of a job
+    (`_break_symmetry`).
+    """
     h = CpModelHandle()
     mdl = h.model
     T = data.horizon
@@ -90,6 +96,7 @@ def build_cpsat(data: ModelData) -> CpModelHandle:
             mdl.AddExactlyOne(list(modes.values()))  # no migration: one worker per chunk
             mdl.AddMaxEquality(e, end_terms or [0])
             h.mode[(j, d)] = modes
+            h.end[(j, d)] = e
     for j, zeta in h.colocated.items():
         # (2g): zeta_j = 1 when every chunk (and hence every PS) is on the cloud
         mdl.AddBoolOr([zeta] + [h.mode[(j, d)][None].Not() for d in range(int(data.chunks[j]))])
@@ -117,8 +124,38 @@ def build_cpsat(data: ModelData) -> CpModelHandle:
         c = mdl.NewIntVar(int(data.arrival[j]), data.end(j), f"completion_{j}")
         mdl.AddMaxEquality(c, ends[j])
         total.append(c - int(data.arrival[j]))
+    if strengthen:
+        _break_symmetry(h, data, per_worker_slot)
     mdl.Minimize(sum(total))
     return h
+
+
+def _break_symmetry(h: CpModelHandle, data: ModelData, per_worker_slot: dict[tuple[int, int], list[Any]]) -> None:
+    """Valid inequalities that keep one optimal schedule of every orbit of two symmetries.
+
+    * Identical workers (same server and type: same release (2i), PSs and storage): swapping two
+      workers' whole slot schedules keeps every row and the objective, so they are sorted by busy slots.
+    * Chunks of one job (same p_j, eligibility, cloud option and PS): relabelling them keeps every
+      row, so chunk d's key (its worker's rank, the cloud last; then its end) is at most chunk d+1's.
+      Relabelling chunks does not change any worker's busy slots, so both orders hold together.
+    """
+    mdl, T = h.model, data.horizon
+    busy: dict[int, list[Any]] = {}
+    for (k, _t), lits in per_worker_slot.items():
+        busy.setdefault(k, []).extend(lits)
+    for k, k2 in consecutive_pairs(data.identical_workers()):
+        mdl.Add(sum(busy.get(k, [])) >= sum(busy.get(k2, []))).WithName(f"valid_symmetry_workers_{k}_{k2}")
+    cloud_rank = data.n_workers  # edge workers rank by index
+    for j in range(data.n_jobs):
+        keys = []
+        for d in range(int(data.chunks[j])):
+            modes = h.mode.get((j, d))
+            if not modes:
+                break
+            where = sum((cloud_rank if k is None else int(k)) * a for k, a in modes.items())
+            keys.append(where * (T + 1) + h.end[(j, d)])
+        for d in range(len(keys) - 1):
+            mdl.Add(keys[d] <= keys[d + 1]).WithName(f"valid_symmetry_chunks_{j}_{d}")
 
 
 def extract_cpsat(h: CpModelHandle, solver: Any, data: ModelData) -> Plan:
@@ -140,8 +177,12 @@ def extract_cpsat(h: CpModelHandle, solver: Any, data: ModelData) -> Plan:
 
 @deadline_bounded("preemptive", "cpsat")
 def solve_cpsat(instance: Any, *, time_limit: float = 60.0, workers: int = 2, upper_bound: float | None = None,
-                deadline: Deadline | None = None, **_: Any) -> Result:
+                strengthen: bool = True, deadline: Deadline | None = None, **_: Any) -> Result:
     """Solve MINLP (2) exactly with CP-SAT; the schedule is checked by the family's validator.
+
+    ``strengthen`` (default): add the valid inequalities (symmetry breaking over identical workers and
+    over a job's chunks, objective >= the certified bound of `formulations.strengthen`); False builds
+    the model without them.
 
     ``upper_bound``: the objective of any feasible schedule; shrinks each job's time window
     without changing the optimum (`data.with_upper_bound`).
@@ -150,15 +191,19 @@ def solve_cpsat(instance: Any, *, time_limit: float = 60.0, workers: int = 2, up
 
     t0 = time.perf_counter()
     deadline = deadline or Deadline(time_limit)
+    floor = certified_floor(instance, deadline) if strengthen else None
     with deadline.guard():
         data = from_instance(instance)
         if upper_bound is not None:
             data = with_upper_bound(data, upper_bound)
-        h = build_cpsat(data)
+        h = build_cpsat(data, strengthen=strengthen)
+        if floor is not None:  # the model's objective is (2) itself
+            add_cpsat_floor(h.model, floor_in_model_units(floor))
     build_s = time.perf_counter() - t0
     outcome, solver = _solve_cpsat(h.model, time_limit=time_limit, workers=workers, deadline=deadline)
     schedule = to_schedule(instance, data, extract_cpsat(h, solver, data)) if outcome.has_solution else None
     return finish(
         FAMILY, instance, "cpsat", outcome, schedule,
-        extra={"model": "MINLP (2), CP-SAT modes + slot literals", "upper_bound": upper_bound}, build_s=build_s,
+        extra={"model": "MINLP (2), CP-SAT modes + slot literals", "upper_bound": upper_bound,
+               "strengthen": strengthen, "objective_floor": floor}, build_s=build_s,
     )

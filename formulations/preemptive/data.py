@@ -132,6 +132,16 @@ class ModelData:
     def edge_ps_servers(self) -> list[int]:
         return [s for s in range(self.n_servers) if s != self.cloud and self.ps_count[s] > 0]
 
+    def identical_workers(self) -> list[list[int]]:
+        """Classes of interchangeable edge workers: same server and type (so same release (2i), PSs and storage).
+
+        Nothing in MINLP (2) tells two such workers apart, which the symmetry-breaking rows of the
+        strengthened models rely on.
+        """
+        from formulations.strengthen import identical_classes
+
+        return identical_classes(zip(self.worker_server.tolist(), self.worker_type.tolist(), strict=True))
+
     def chunk_list(self) -> list[tuple[int, int]]:
         """All chunks (j, d)."""
         return [(j, d) for j in range(self.n_jobs) for d in range(int(self.chunks[j]))]

@@ -36,10 +36,14 @@ from formulations.common import deadline_bounded, finish, solve_pyomo
 from formulations.preemptive.data import ModelData, from_instance, with_upper_bound
 from formulations.preemptive.plan import ChunkPlan, Plan, assign_ps, to_schedule
 from formulations.preemptive.start import start_milp
+from formulations.strengthen import consecutive_pairs
 
 
-def build_milp(data: ModelData) -> Any:
-    """The Pyomo model of MINLP (2) (never solves)."""
+def build_milp(data: ModelData, *, strengthen: bool = False) -> Any:
+    """The Pyomo model of MINLP (2) (never solves).
+
+    ``strengthen``: add the symmetry-breaking rows over identical workers (``valid_symmetry_workers``).
+    """
     import pyomo.core as pyo
 
     T = data.horizon
@@ -149,6 +153,18 @@ def build_milp(data: ModelData) -> Any:
         rule=lambda _m, s, t: sum(m.z[key] for key in z_server_t[(s, t)]) <= int(data.ps_count[s]),
         doc="(2f) sum_j z_jsp(t) <= 1 per PS: at most P_s jobs use server s's PSs in slot t",
     )
+    if strengthen:
+        # Symmetry breaking: two workers of one type on one server are interchangeable (same release (2i),
+        # same PSs and storage); swapping their whole slot schedules keeps every row and the objective, so
+        # sorting them by busy slots keeps one optimal schedule of every orbit.
+        busy: dict[int, list] = {}
+        for key in y_idx:
+            busy.setdefault(key[1], []).append(m.Y[key])
+        m.valid_symmetry_workers = pyo.Constraint(
+            [(k, k2) for k, k2 in consecutive_pairs(data.identical_workers()) if k in busy or k2 in busy],
+            rule=lambda _m, k, k2: sum(busy.get(k, [])) >= sum(busy.get(k2, [])),
+            doc="valid inequality (symmetry breaking): identical workers sorted by busy slots",
+        )
     m.obj = pyo.Objective(expr=sum(m.C[j] - float(data.arrival[j]) for j in range(J)), sense=pyo.minimize)
     return m
 
@@ -180,10 +196,14 @@ def extract_milp(model: Any, data: ModelData) -> Plan:
 
 @deadline_bounded("preemptive", "milp")
 def solve_milp(instance: Any, *, time_limit: float = 60.0, threads: int = 1, rel_gap: float = 1e-6,
-               upper_bound: float | None = None, deadline: Deadline | None = None, hint: Any = None,
-               **_: Any) -> Result:
+               upper_bound: float | None = None, strengthen: bool = True, deadline: Deadline | None = None,
+               hint: Any = None, **_: Any) -> Result:
     """Solve MINLP (2) exactly with HiGHS; the schedule is checked by the family's validator.
 
+    ``strengthen`` (default): add the symmetry-breaking rows over identical workers; False builds the
+    model without them. (The objective floor of `formulations.strengthen` is not added here: it slowed
+    HiGHS down.) With a ``hint`` the symmetry rows are left out: a MIP start need not be the
+    representative they keep, and HiGHS drops a start that violates a row.
     ``hint``: a schedule (a `Schedule` or its JSON) handed to HiGHS as a MIP start (``start.py``).
 
     ``upper_bound``: the objective of any feasible schedule (e.g. an algorithm's); it shrinks each
@@ -197,7 +217,7 @@ def solve_milp(instance: Any, *, time_limit: float = 60.0, threads: int = 1, rel
         data = from_instance(instance)
         if upper_bound is not None:
             data = with_upper_bound(data, upper_bound)
-        model = build_milp(data)
+        model = build_milp(data, strengthen=strengthen and hint is None)
         start = start_milp(model, data, instance, FAMILY.parse_schedule(hint)) if hint is not None else None
     build_s = time.perf_counter() - t0
     outcome = solve_pyomo(model, time_limit=time_limit, rel_gap=rel_gap, threads=threads, deadline=deadline,
@@ -217,6 +237,7 @@ def solve_milp(instance: Any, *, time_limit: float = 60.0, threads: int = 1, rel
     return finish(
         FAMILY, instance, "milp", outcome, schedule,
         extra={"model": "MINLP (2), time-indexed MILP", "variables": model.nvariables(),
-               "constraints": model.nconstraints(), "upper_bound": upper_bound, **extra_note, **extra_start},
+               "constraints": model.nconstraints(), "upper_bound": upper_bound, "strengthen": strengthen,
+               **extra_note, **extra_start},
         build_s=build_s,
     )

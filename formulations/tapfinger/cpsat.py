@@ -25,11 +25,17 @@ from edgeopt.tapfinger.instance import Instance
 from edgeopt.tapfinger.schedule import Placement, Schedule
 from formulations.common import SolverOutcome, finish
 from formulations.common import solve_cpsat as run_cpsat
-from formulations.tapfinger.data import options
+from formulations.strengthen import add_cpsat_floor, certified_floor, consecutive_pairs, floor_in_model_units
+from formulations.tapfinger.data import identical_tasks, options
 
 
-def build_cpsat(instance: Instance, deadline: Deadline | None = None) -> tuple[cp_model.CpModel, dict[str, Any]]:
-    """The CP-SAT model and its handles (``start``, ``present``)."""
+def build_cpsat(instance: Instance, deadline: Deadline | None = None, *,
+                strengthen: bool = False) -> tuple[cp_model.CpModel, dict[str, Any]]:
+    """The CP-SAT model and its handles (``start``, ``present``).
+
+    ``strengthen``: identical tasks (`data.identical_tasks`) start in index order, a valid symmetry-breaking
+    row (swapping two such tasks' placements keeps every constraint and the objective).
+    """
     deadline = deadline or Deadline(1e9)
     T, R = instance.horizon, len(instance.resources)
     model = cp_model.CpModel()
@@ -70,6 +76,9 @@ def build_cpsat(instance: Instance, deadline: Deadline | None = None) -> tuple[c
         model.add_cumulative(ivs, dem, instance.clusters[n].capacity[r])
     for ivs in unit.values():
         model.add_no_overlap(ivs)
+    if strengthen:
+        for j, j2 in consecutive_pairs(identical_tasks(instance, opts)):
+            model.add(start[j] <= start[j2]).with_name(f"valid_symmetry_tasks_{j}_{j2}")
     model.minimize(sum(objective))
     return model, {"start": start, "present": present}
 
@@ -98,8 +107,12 @@ def add_hint(instance: Instance, h: dict[str, Any], model: cp_model.CpModel, sch
     return hinted
 
 
-def solve_cpsat(instance: Instance, *, time_limit: float = 60.0, workers: int = 2, hint: Any = None) -> Result:
+def solve_cpsat(instance: Instance, *, time_limit: float = 60.0, workers: int = 2, hint: Any = None,
+                strengthen: bool = True) -> Result:
     """Solve (1)-(8) exactly with CP-SAT (``time_limit`` covers building).
+
+    ``strengthen`` (default): add the valid inequalities of `formulations.strengthen` (objective >= the
+    certified bound); False builds the model as the paper's constraints alone.
 
     ``hint``: a schedule (e.g. a registered algorithm's, `edgeopt solve --warm-start`) given to CP-SAT
     as solution hints (`add_hint`); the search still proves what it proves, from a warm incumbent.
@@ -108,8 +121,12 @@ def solve_cpsat(instance: Instance, *, time_limit: float = 60.0, workers: int = 
 
     deadline = Deadline(time_limit)
     t0 = time.perf_counter()
+    floor = certified_floor(instance, deadline) if strengthen else None
     try:
-        model, h = build_cpsat(instance, deadline)
+        # with a hint, no symmetry rows: a warm start need not be the representative they keep
+        model, h = build_cpsat(instance, deadline, strengthen=strengthen and hint is None)
+        if floor is not None:
+            add_cpsat_floor(model, floor_in_model_units(floor))  # the model's objective is (1) itself
     except BuildTimeLimit as exc:
         out = SolverOutcome(Status.TIME_LIMIT, None, None, 0.0, str(exc), False)
         return finish(FAMILY, instance, "cpsat", out, None, build_s=time.perf_counter() - t0)
@@ -125,7 +142,8 @@ def solve_cpsat(instance: Instance, *, time_limit: float = 60.0, workers: int = 
                 pl.append(Placement(task=o.task, cluster=o.cluster, start=s, end=s + o.duration,
                                     allocation={r: int(a) for r, a in zip(instance.resources, o.alloc, strict=True)}))
         sched = Schedule(placements=sorted(pl, key=lambda q: q.task))
-    res = finish(FAMILY, instance, "cpsat", out, sched, build_s=build_s)
+    res = finish(FAMILY, instance, "cpsat", out, sched, build_s=build_s,
+                 extra={"strengthen": strengthen, "objective_floor": floor})
     if hint is not None:
         res.extra["hinted_tasks"] = hinted
     return res

@@ -42,6 +42,21 @@ def options(instance: Instance, deadline: Deadline | None = None) -> list[Option
     return out
 
 
+def identical_tasks(instance: Instance, opts: list[Option]) -> list[list[int]]:
+    """Classes of interchangeable tasks: same arrival and the same (cluster, allocation, duration) options.
+
+    Nothing else in (1)-(8) tells two such tasks apart (the objective charges each its end minus its
+    arrival), so swapping their placements maps a schedule to one with the same objective: the
+    strengthened models order their starts.
+    """
+    from formulations.strengthen import identical_classes
+
+    by_task: dict[int, list] = {t.id: [] for t in instance.tasks}
+    for o in opts:
+        by_task[o.task].append((o.cluster, o.alloc, o.duration))
+    return identical_classes((t.arrival, tuple(sorted(by_task[t.id]))) for t in instance.tasks)
+
+
 def milp_size(instance: Instance) -> ModelSize:
     """Size of the time-indexed MILP: one binary per (task, cluster, allocation, start)."""
     opts = options(instance)

@@ -24,11 +24,17 @@ from edgeopt.core import BuildTimeLimit, Deadline, Result, Status
 from edgeopt.tapfinger.instance import Instance
 from edgeopt.tapfinger.schedule import Placement, Schedule
 from formulations.common import SolverOutcome, finish, solve_pyomo
-from formulations.tapfinger.data import Option, options
+from formulations.strengthen import consecutive_pairs
+from formulations.tapfinger.data import Option, identical_tasks, options
 
 
-def build_milp(instance: Instance, deadline: Deadline | None = None, *, relax: bool = False) -> Any:
-    """The Pyomo model (``model.keys[i] = (option, start)`` for ``model.x[i]``)."""
+def build_milp(instance: Instance, deadline: Deadline | None = None, *, relax: bool = False,
+               strengthen: bool = False) -> Any:
+    """The Pyomo model (``model.keys[i] = (option, start)`` for ``model.x[i]``).
+
+    ``strengthen``: add the symmetry-breaking rows over identical tasks (``valid_symmetry_tasks``) and the
+    large-allocation cardinality rows (``valid_large_allocations``).
+    """
     deadline = deadline or Deadline(1e9)
     opts = options(instance, deadline)
     keys: list[tuple[Option, int]] = [(o, s) for o in opts for s in o.starts(instance)]
@@ -58,10 +64,43 @@ def build_milp(instance: Instance, deadline: Deadline | None = None, *, relax: b
     m.c5_capacity = pyo.Constraint(tight, rule=lambda m, n, r, t: sum(a * m.x[i] for i, a in load[(n, r, t)])
                                    <= cap[n][r])
     deadline.check()
+    if strengthen:
+        # Symmetry breaking: identical tasks j < j' (`identical_tasks`) start in index order; swapping two
+        # such tasks' placements keeps every row and the objective, so one optimal schedule satisfies it.
+        def start_of(j):
+            return sum(s * m.x[i] for i in by_task[j] for s in [keys[i][1]])
+
+        pairs = consecutive_pairs(identical_tasks(instance, opts))
+        m.valid_symmetry_tasks = pyo.Constraint(
+            pairs, rule=lambda m, j, j2: start_of(j) <= start_of(j2),
+            doc="valid inequality (symmetry breaking): identical tasks start in index order")
+        rows = large_allocation_rows(load, cap)
+        m.valid_large_allocations = pyo.Constraint(
+            list(rows), rule=lambda m, n, r, t, q: sum(m.x[i] for i in rows[(n, r, t, q)]) <= q,
+            doc="valid inequality: at most q tasks with an allocation above C_{r,n} / (q + 1) run at t on n")
+        deadline.check()
     arr = [t.arrival for t in instance.tasks]
     m.obj = pyo.Objective(expr=sum((s + o.duration - arr[o.task]) * m.x[i] for i, (o, s) in enumerate(keys)),
                           sense=pyo.minimize)
     return m
+
+
+def large_allocation_rows(load: dict[tuple[int, int, int], list[tuple[int, int]]], cap: list,
+                          qs: tuple[int, ...] = (1, 2)) -> dict[tuple[int, int, int, int], list[int]]:
+    """Cardinality rows implied by (5): ``sum x_i <= q`` over the runs covering (n, r, t) whose allocation of
+    r exceeds C_{r,n} / (q + 1).
+
+    Valid because q + 1 such tasks running together would hold more than C_{r,n}. Stronger than (5) in
+    the LP relaxation (e.g. for q = 1 two runs each holding 3/4 of C may both be 2/3 in (5), not here);
+    kept only where the row is not implied by the count of candidates.
+    """
+    rows = {}
+    for (n, r, t), items in load.items():
+        for q in qs:
+            big = [i for i, a in items if a * (q + 1) > cap[n][r]]
+            if len(big) > q:
+                rows[(n, r, t, q)] = big
+    return rows
 
 
 def extract(instance: Instance, model: Any) -> Schedule:
@@ -74,14 +113,19 @@ def extract(instance: Instance, model: Any) -> Schedule:
     return Schedule(placements=sorted(out, key=lambda p: p.task))
 
 
-def solve_milp(instance: Instance, *, time_limit: float = 60.0, threads: int = 1) -> Result:
-    """Solve (1)-(8) exactly with the time-indexed MILP (``time_limit`` covers building)."""
+def solve_milp(instance: Instance, *, time_limit: float = 60.0, threads: int = 1, strengthen: bool = True) -> Result:
+    """Solve (1)-(8) exactly with the time-indexed MILP (``time_limit`` covers building).
+
+    ``strengthen`` (default): add the symmetry-breaking rows over identical tasks and the large-allocation
+    rows (`build_milp`); False builds the model without them. (The objective floor of
+    `formulations.strengthen` is not added here: it slowed HiGHS down.)
+    """
     from edgeopt.tapfinger import FAMILY
 
     deadline = Deadline(time_limit)
     t0 = time.perf_counter()
     try:
-        model = build_milp(instance, deadline)
+        model = build_milp(instance, deadline, strengthen=strengthen)
     except BuildTimeLimit as exc:
         out = SolverOutcome(Status.TIME_LIMIT, None, None, 0.0, str(exc), False)
         return finish(FAMILY, instance, "milp", out, None, build_s=time.perf_counter() - t0)
@@ -89,4 +133,4 @@ def solve_milp(instance: Instance, *, time_limit: float = 60.0, threads: int = 1
     out = solve_pyomo(model, time_limit=deadline.remaining(), threads=threads)
     sched = extract(instance, model) if out.has_solution else None
     return finish(FAMILY, instance, "milp", out, sched, build_s=build_s,
-                  extra={"variables": len(model.keys)})
+                  extra={"variables": len(model.keys), "strengthen": strengthen})

@@ -1,0 +1,132 @@
+"""Largest generated instance each exact model proves optimal within a time limit, per family.
+
+    nice .venv/bin/python benchmarks/exact_scale.py --time-limit 60 --out benchmarks/results
+    nice .venv/bin/python benchmarks/exact_scale.py --families hetero,okita --models milp --name x.json
+    nice .venv/bin/python benchmarks/exact_scale.py --original ...   # the models without the valid inequalities
+
+For every family the ``small`` generator is run with one fixed seed at a growing job count (the
+other sizes grow with it as `LADDERS` says, so that every instance stays feasible and the
+congestion stays comparable). Each exact model (``METHODS`` of ``formulations.<family>``) gets
+``--time-limit`` seconds for the whole call (build + solve, wall clock: the limit the solvers
+enforce) and climbs the ladder until it first fails to prove optimality; the largest size proved
+optimal is reported. Every row also records the process CPU time of the call (all solver threads,
+`resource.getrusage`) and the peak RSS, because the machine the numbers come from may be shared.
+
+``--original`` passes ``strengthen=False`` to every model: the formulation without the
+symmetry-breaking rows and valid inequalities of `formulations.strengthen` (same optimum; tested in
+``tests/test_strengthened_models.py``). ``--paired`` runs both back to back on every rung (model
+``milp/original``, ``milp/strengthened``, ...), so that on a shared machine both see the same load;
+a run without either flag (``default``) measures the models as they are.
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from edgeopt.bench import benchmark_parser, result_path
+from edgeopt.core import ModelError, Status
+from edgeopt.families import get_family
+
+#: Per family: the job counts climbed, and the generator's other sizes as a function of the job count.
+LADDERS: dict[str, tuple[list[int], object]] = {
+    # Zhou et al.: 2 worker / 2 PS types; servers and slots grow with the jobs (the ladder of hetero_exact_scale.py)
+    "hetero": ([4, 5, 6, 7, 8, 10, 12, 14, 16, 20, 24, 32, 40, 48],
+               lambda n: {"servers": max(2, (n + 3) // 4), "horizon": max(20, 2 * n)}),
+    # She et al.: 2 edge servers + cloud per 8 jobs, T = 24 + 2 slots per job
+    "edgecloud": ([4, 6, 8, 10, 12, 16, 20, 24, 32, 40, 48, 64],
+                  lambda n: {"servers": max(2, (n + 7) // 8 * 2), "horizon": 24 + 2 * n}),
+    # Wang et al.: edge servers grow with the jobs; T is the generator's (every algorithm finishes within it)
+    "preemptive": ([4, 6, 8, 10, 12, 16, 20, 24, 32, 40, 48, 64, 80, 96],
+                   lambda n: {"servers": max(2, (n + 3) // 4)}),
+    # Han et al.: 3 sites, T = 8 + one slot per job
+    "okita": ([2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16],
+              lambda n: {"servers": 3, "horizon": 8 + n}),
+    # Li et al.: 2 clusters, T = 64 (the small preset)
+    "tapfinger": ([4, 6, 8, 10, 12, 14, 16, 20, 24, 32, 40, 48],
+                  lambda n: {}),
+}
+SEED = 1
+
+
+def _cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def climb(family: str, models: list[str], time_limit: float, variants: dict[str, dict], max_jobs: int | None) -> dict:
+    """Each model (in each variant: its solve options) up the ladder until its first failure to prove optimality.
+
+    With several variants, they run back to back on each rung, so that on a shared machine they see the
+    same load.
+    """
+    import importlib
+
+    spec = get_family(family)
+    methods = importlib.import_module(f"formulations.{family}").METHODS
+    counts, sizes = LADDERS[family]
+    runs = [(m, v) for m in models for v in variants]
+    rows: dict[str, list] = {f"{m}/{v}": [] for m, v in runs}
+    largest: dict[str, int | None] = {f"{m}/{v}": None for m, v in runs}
+    alive = list(runs)
+    for n in counts:
+        if not alive or (max_jobs is not None and n > max_jobs):
+            break
+        kwargs = sizes(n)
+        inst = spec.generate("small", seed=SEED, jobs=n, **kwargs)
+        for m, v in list(alive):
+            cpu0, t0 = _cpu(), time.perf_counter()
+            try:
+                res = methods[m](inst, time_limit=time_limit, **variants[v])
+                outcome = {"status": res.status.value, "objective": res.objective, "bound": res.bound}
+            except ModelError as exc:  # a model whose solution fails its check: recorded, and the climb stops
+                res, outcome = None, {"status": "error", "objective": None, "bound": None, "error": str(exc)}
+            row = {"jobs": n, **kwargs, **outcome,
+                   "wall_s": round(time.perf_counter() - t0, 2), "cpu_s": round(_cpu() - cpu0, 2),
+                   "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)}
+            rows[f"{m}/{v}"].append(row)
+            print(f"{family:10s} {m:5s} {v:12s} {n:3d} jobs {kwargs}: {row['status']:10s} obj {row['objective']} "
+                  f"bound {row['bound']} wall {row['wall_s']} s cpu {row['cpu_s']} s", flush=True)
+            if res is not None and res.status == Status.OPTIMAL:
+                largest[f"{m}/{v}"] = n
+            else:
+                alive.remove((m, v))
+    return {"largest_optimal_jobs": largest, "rows": rows}
+
+
+def main() -> None:
+    ap = benchmark_parser(__doc__.splitlines()[0], seeds=str(SEED))
+    ap.add_argument("--time-limit", type=float, default=60.0)
+    ap.add_argument("--families", default=",".join(LADDERS))
+    ap.add_argument("--models", default="milp,cpsat")
+    ap.add_argument("--max-jobs", type=int, default=None)
+    ap.add_argument("--original", action="store_true", help="build the models without the issue-19 cuts")
+    ap.add_argument("--paired", action="store_true",
+                    help="run the original and the strengthened model back to back on every rung")
+    ap.add_argument("--name", default="exact_scale.json")
+    args = ap.parse_args()
+    if args.paired:
+        variants = {"original": {"strengthen": False}, "strengthened": {"strengthen": True}}
+    elif args.original:
+        variants = {"original": {"strengthen": False}}
+    else:
+        variants = {"default": {}}
+    out = {"setting": f"small generator, seed {SEED}, growing job count (LADDERS); wall-clock limit per call; "
+                      "machine shared (2 cores), CPU time per call recorded",
+           "time_limit_s": args.time_limit, "variants": variants, "families": {}}
+    path = result_path(args.out, args.name)
+    cpu0 = _cpu()
+    for fam in args.families.split(","):
+        out["families"][fam] = climb(fam, args.models.split(","), args.time_limit, variants, args.max_jobs)
+        out["total_cpu_s"] = round(_cpu() - cpu0, 1)
+        path.write_text(json.dumps(out, indent=2) + "\n")  # after each family: a partial run keeps its rows
+    print("wrote", path, "total cpu", out["total_cpu_s"], "s")
+
+
+if __name__ == "__main__":
+    main()
