@@ -83,7 +83,9 @@ def test_time_limit_bounds_model_building(method):
 @pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_interrupting_cpsat_exits_without_output(sig, code, tmp_path):
     """Ctrl-C during CP-SAT used to be swallowed by CP-SAT: a 'time_limit' result written, exit 0."""
-    inst = write(tmp_path / "i.json", api.generate("hetero", "small", seed=3, jobs=25).model_dump(mode="json"))
+    # 12 jobs: feasible (25 are not, and the CP-SAT model's certified objective floor now proves that at once)
+    # and far from solved when the signal comes
+    inst = write(tmp_path / "i.json", api.generate("hetero", "small", seed=3, jobs=12).model_dump(mode="json"))
     out = tmp_path / "out.json"
     proc = _edgeopt("solve", inst, "--method", "cpsat", "--time-limit", "120", "-o", out)
     deadline = time.time() + 60
