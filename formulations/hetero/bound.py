@@ -91,7 +91,10 @@ def relaxation(instance: Any) -> TimeIndexedRelaxation:
                         short = np.maximum(0.0, n[:, None] - np.maximum(gmax[m], 0)[None, :])
                         s = np.maximum(1.0, np.ceil(short * bw[m] / Bp[None, :] - 1e-9))
                     s = np.where(gmax[m][None, :] >= 0, s, np.inf)  # a PS type that fits no server
-                    psd = np.min(s[:, :, None] * z[None, :, :], axis=1)
+                    # inf * 0 would be NaN, and a NaN minimum would drop the mode even when another PS type
+                    # fits: a PS type that fits no server is infinite on every resource, whatever z_p is
+                    with np.errstate(invalid="ignore"):
+                        psd = np.min(np.where(np.isinf(s)[:, :, None], np.inf, s[:, :, None] * z[None, :, :]), axis=1)
                     demand = n[:, None] * e[m][None, :] + psd
                 keep = np.isfinite(demand).all(axis=1) & (job.arrival + d <= T)
                 D.append(d[keep])

@@ -157,3 +157,23 @@ def test_a_job_with_no_mode_at_all_is_reported_not_raised() -> None:
     res = api.bound(inst, time_limit=30)
     assert res.status == Status.INFEASIBLE and res.bound is None
     assert "fit no start" in res.extra["reason"]
+
+
+def test_hetero_bound_ignores_a_ps_type_that_fits_no_server():
+    """A PS type too large for every server, with a zero demand (no GPU, as every generated PS type): inf * 0
+    used to be NaN and drop every non-colocated mode, so the bound reported the instance infeasible. Such a
+    type changes no schedule: the bound stays a bound, below every complete schedule's objective."""
+    inst = api.generate("hetero", "small", seed=0, jobs=6)
+    data = inst.model_dump(mode="json")
+    data["ps_types"].append({"name": "ps-huge", "demand": [0.0, 100.0, 400.0], "bandwidth_mbps": 400.0})
+    for job in data["jobs"]:
+        job["ps_update_time_slots"].append(job["ps_update_time_slots"][0])
+    wider = type(inst).model_validate(data)
+    res = api.bound(wider, time_limit=60)
+    assert res.status == Status.BOUND and res.bound is not None
+    assert res.bound == pytest.approx(api.bound(inst, time_limit=60).bound)
+    for name in ("fifo", "drf"):
+        run = api.run(name, wider)
+        if run.status.complete:
+            assert not api.validate(wider, run)
+            assert res.bound <= run.objective + 1e-6
