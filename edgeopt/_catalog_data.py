@@ -5,7 +5,7 @@ tests/test_cli_catalog.py fails when it differs from what the registry reports.
 
 FAMILIES = ('edgecloud', 'hetero', 'tapfinger', 'preemptive', 'okita')
 
-SOURCES_SHA256 = '2680c9ac3d036be2f23f4f5e0d8c95495110c5be209aa9e06a7b388943086556'
+SOURCES_SHA256 = '2a21ed08a36d50e7851d612db0db8bd987b2d5ac53db7743bfa8ee3acf9167fc'
 
 GUARDS = [{'algorithms': ['online', 'vanilla_marl'],
   'family': 'tapfinger',
@@ -117,6 +117,24 @@ ROWS = [{'algorithm': 'online',
   'randomized': False,
   'relaxed': False,
   'summary': 'Tiresias without preemption (ours): smallest remaining work x GPUs first, with backfilling'},
+ {'algorithm': 'offline_fill',
+  'family': 'hetero',
+  'kind': 'offline',
+  'params': [{'default': 3,
+              'help': 'how many times each pass is repeated with its rejected jobs moved to the front.',
+              'name': 'repairs',
+              'range': '>= 0',
+              'type': 'int'},
+             {'default': 5,
+              'help': 'at most this many improvement sweeps over the chosen pass (each job re-placed at '
+                      'its earliest completion with the others fixed).',
+              'name': 'sweeps',
+              'range': '>= 0',
+              'type': 'int'}],
+  'randomized': False,
+  'relaxed': False,
+  'summary': 'NOT in the paper (ours): offline list scheduling over every configuration; a complete '
+             'schedule where online algorithms reject jobs'},
  {'algorithm': 'online',
   'family': 'hetero',
   'kind': 'online',

@@ -6,7 +6,8 @@ execution window; PS and Ring-AllReduce architectures. Modules:
 `instance` (data model + generators), `schedule` (schedule model, validator of
 program (2)/(15), objective), `online` (A_online and its subroutines),
 `baselines` (FIFO, DRF of Sec. 7; non-preemptive AntMan and Tiresias),
-`preemptive` (AntMan and Tiresias of Sec. 7 with preemption: relaxed).
+`preemptive` (AntMan and Tiresias of Sec. 7 with preemption: relaxed), `offline` (``offline_fill``,
+ours: an offline list scheduler that gives complete schedules where the online algorithms reject jobs).
 """
 
 from __future__ import annotations
@@ -36,6 +37,6 @@ FAMILY = FamilySpec(
 )
 
 # Importing the algorithm modules registers them (edgeopt.core.register).
-from edgeopt.hetero import baselines, online, preemptive  # noqa: F401
+from edgeopt.hetero import baselines, offline, online, preemptive  # noqa: F401
 
 __all__ = ["FAMILY", "Instance", "Schedule", "generate", "objective", "validate"]
