@@ -5,7 +5,7 @@ tests/test_cli_catalog.py fails when it differs from what the registry reports.
 
 FAMILIES = ('edgecloud', 'hetero', 'tapfinger', 'preemptive', 'okita')
 
-SOURCES_SHA256 = '2a21ed08a36d50e7851d612db0db8bd987b2d5ac53db7743bfa8ee3acf9167fc'
+SOURCES_SHA256 = '307c8d68664ac0535aa87ecfe4386ed55f9c56ddef12b495b596957c5033c8ce'
 
 GUARDS = [{'algorithms': ['online', 'vanilla_marl'],
   'family': 'tapfinger',
