@@ -7,7 +7,8 @@ al., eqs. 7-8, read from the garbled print) price a resource by how full it is:
 
 which is 0 on an idle resource and ``base - 1`` on a full one. ``base`` is
 ``lambda = 2*T*H*R*F + 1`` (hetero) or ``theta = 2*T*S*U*F + 1`` (edgecloud),
-large enough that a full resource is never worth taking.
+large enough that a full resource is never worth taking. ``base = 1`` prices every resource at 0: the
+offline list schedulers search with it for the earliest completion (every option then costs the same).
 """
 
 from __future__ import annotations
@@ -16,11 +17,12 @@ import numpy as np
 
 
 def exponential_price(used: np.ndarray, capacity: np.ndarray, base: float) -> np.ndarray:
-    """``base ** (used / capacity) - 1`` element-wise; zero-capacity resources price at +inf when used."""
+    """``base ** (used / capacity) - 1`` element-wise; zero-capacity resources price at +inf when used (at 0
+    when ``base`` is 1, the zero price)."""
     used = np.asarray(used, dtype=float)
     cap = np.asarray(capacity, dtype=float)
-    if base <= 1:
-        raise ValueError(f"price base must be > 1, got {base}")
+    if not base >= 1:
+        raise ValueError(f"price base must be >= 1, got {base}")
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         frac = np.where(cap > 0, used / np.where(cap > 0, cap, 1.0), np.where(used > 0, np.inf, 0.0))
         return np.power(base, frac) - 1.0

@@ -32,4 +32,5 @@ __all__ = ["FAMILY", "Instance", "Schedule", "generate", "objective", "validate"
 # Imported for their side effect: they register `online` and the baselines.
 from edgeopt.edgecloud import baselines as baselines
 from edgeopt.edgecloud import batchsche as batchsche
+from edgeopt.edgecloud import offline as offline
 from edgeopt.edgecloud import online as online

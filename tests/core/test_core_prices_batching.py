@@ -27,7 +27,12 @@ def test_price_base():
     with pytest.raises(ValueError):
         price_base(10, 3, 2, 0.0)
     with pytest.raises(ValueError):
-        exponential_price(np.zeros(1), np.ones(1), base=1.0)
+        exponential_price(np.zeros(1), np.ones(1), base=0.5)
+    with pytest.raises(ValueError):
+        exponential_price(np.zeros(1), np.ones(1), base=float("nan"))
+    # base 1 is the zero price (the offline list schedulers' earliest-completion search)
+    assert np.array_equal(exponential_price(np.array([0.0, 2.0, 4.0]), np.array([4.0, 4.0, 4.0]), base=1.0),
+                          np.zeros(3))
 
 
 def test_geometric_rounds_cover_the_horizon_without_gaps():

@@ -1,0 +1,166 @@
+"""``offline_fill`` (ours, NOT in She et al.): an offline list scheduler that sees every job in advance.
+
+It gives the certified interval [lower bound, best schedule] a tighter upper end at the papers' scale: a
+complete schedule for `edgeopt solve --warm-start best` and the LNS to start from. It is of kind
+``offline`` (it knows the future), so it is never a fair competitor of the online algorithms and is not
+one of the paper's baselines.
+
+How it schedules (each step deterministic):
+
+* Jobs are placed one at a time at the option that completes earliest (ties: fewer workers, then
+  colocated) among every worker count, colocated or distributed placement and candidate start in
+  [a_j + Delta_js, T), in the capacity the jobs placed before it leave. The search is the one A_maxsche
+  uses (`edgeopt.edgecloud.online.best_option`), here with every price 0 (theta = 1 in (7)-(8)), so cost
+  ties everywhere and the earliest completion decides.
+* Three job orders: shortest possible run first (Smith's rule with unit weights), least slack first
+  (T - a_j - shortest run), and arrival order. Jobs a pass could not place are moved to the front and the
+  pass is repeated, up to ``repairs`` times.
+* Improvement sweeps (`improve`): every job in turn, longest run first, is taken out and re-placed at its
+  earliest completion while every other job stays; a move is kept only if the job completes earlier, so
+  no sweep makes the objective worse. The sweeps run on every pass that rejects as few jobs as the best
+  one, and the best result after them is returned.
+
+Rejected jobs are listed (status ``partial``) exactly as for every other algorithm.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from edgeopt.core import CapacityLedger, Result, register, stopwatch
+from edgeopt.edgecloud.instance import Instance, Job, durations
+from edgeopt.edgecloud.online import Prices, WindowCache, best_option, finish, place
+from edgeopt.edgecloud.schedule import JobRun
+from edgeopt.edgecloud.state import make_ledger, reserve_run
+
+ORDERS = ("spt", "slack", "arrival")
+#: every price 0: theta ** (used / capacity) - 1 = 0 for theta = 1
+ZERO = Prices(1.0, 1.0)
+
+
+def _shortest(instance: Instance, job: Job) -> int:
+    return int(durations(instance, job).min())
+
+
+def _order(instance: Instance, order: str) -> list[Job]:
+    T = instance.horizon
+    if order == "spt":
+        key = lambda j: (_shortest(instance, j), j.arrival, j.id)
+    elif order == "slack":
+        key = lambda j: (T - j.arrival - _shortest(instance, j), j.arrival, j.id)
+    else:
+        key = lambda j: (j.arrival, j.id)
+    return sorted(instance.jobs, key=key)
+
+
+def _reserve(instance: Instance, ledger: CapacityLedger, cache: WindowCache, job: Job, run: JobRun,
+             sign: int) -> None:
+    reserve_run(ledger, instance, job, run, sign=sign)
+    for seg in run.pieces():
+        cache.update([*seg.workers, seg.ps_server], seg.start, seg.end,
+                     (job.worker_type, instance.n_worker_types + job.ps_type))
+
+
+def _earliest(instance: Instance, job: Job, ledger: CapacityLedger, cache: WindowCache) -> JobRun | None:
+    opt = best_option(instance, job, ledger, ZERO, 0, instance.horizon, cache=cache)
+    return None if opt is None else place(instance, job, ledger, ZERO, opt).run(job.id)
+
+
+def fill(instance: Instance, jobs: Sequence[Job]) -> tuple[dict[int, JobRun], list[int]]:
+    """One pass: place ``jobs`` in this order; returns (runs, rejected ids in order)."""
+    ledger = make_ledger(instance)
+    cache = WindowCache(instance, ledger, ZERO, 0, instance.horizon)
+    runs: dict[int, JobRun] = {}
+    rejected: list[int] = []
+    for job in jobs:
+        run = _earliest(instance, job, ledger, cache)
+        if run is None:
+            rejected.append(job.id)
+            continue
+        _reserve(instance, ledger, cache, job, run, 1)
+        runs[job.id] = run
+    return runs, rejected
+
+
+def improve(instance: Instance, runs: dict[int, JobRun], sweeps: int) -> tuple[dict[int, JobRun], int]:
+    """Re-place one job at a time at its earliest completion, the others fixed (see the module docstring);
+    returns (runs, moves). Candidate starts include every slot where capacity frees up, so the job's own
+    run, free again while it is re-placed, is matched or beaten: a move never delays a job."""
+    ledger = make_ledger(instance)
+    cache = WindowCache(instance, ledger, ZERO, 0, instance.horizon)
+    for k, run in runs.items():
+        _reserve(instance, ledger, cache, instance.jobs[k], run, 1)
+    runs = dict(runs)
+    moves = 0
+    order = sorted(runs, key=lambda k: (-_shortest(instance, instance.jobs[k]), k))
+    for _ in range(sweeps):
+        moved = 0
+        for k in order:
+            job, old = instance.jobs[k], runs[k]
+            _reserve(instance, ledger, cache, job, old, -1)
+            new = _earliest(instance, job, ledger, cache)
+            run = new if new is not None and new.end < old.end else old
+            moved += run is not old
+            _reserve(instance, ledger, cache, job, run, 1)
+            runs[k] = run
+        moves += moved
+        if not moved:
+            break
+    return runs, moves
+
+
+def _total(instance: Instance, runs: dict[int, JobRun]) -> float:
+    return float(sum(run.end - instance.jobs[k].arrival for k, run in runs.items()))
+
+
+@register("edgecloud", "offline_fill", kind="offline", ranges={"repairs": ">= 0", "sweeps": ">= 0"},
+          summary="NOT in the paper (ours): offline list scheduling at the earliest completion, then "
+                  "improvement sweeps; an upper end for the certified interval")
+def offline_fill(instance: Instance, *, seed: int = 0, repairs: int = 3, sweeps: int = 5) -> Result:
+    """Offline list scheduling (see the module docstring): 3 job orders, each repaired by moving its rejected
+    jobs to the front, then improvement sweeps; the best result is returned. Deterministic.
+
+    Args:
+        repairs: how many times each pass is repeated with its rejected jobs moved to the front.
+        sweeps: at most this many improvement sweeps (each job re-placed at its earliest completion with the others fixed).
+    """
+    from edgeopt.core import InputError
+
+    for name, value in (("repairs", repairs), ("sweeps", sweeps)):
+        if value < 0:
+            raise InputError(name, f"must be >= 0, got {value}")
+    with stopwatch() as el:
+        finalists = []
+        passes = []
+        for order in ORDERS:
+            jobs = _order(instance, order)
+            best_here = None
+            for attempt in range(repairs + 1):
+                runs, rejected = fill(instance, jobs)
+                key = (len(rejected), _total(instance, runs))
+                passes.append({"order": order, "repair": attempt, "rejected": len(rejected), "objective": key[1]})
+                if best_here is None or key < best_here[0]:
+                    best_here = (key, runs, f"{order}/{attempt}", len(passes) - 1)
+                if not rejected:
+                    break
+                first = set(rejected)
+                jobs = [instance.jobs[k] for k in rejected] + [j for j in jobs if j.id not in first]
+            assert best_here is not None
+            finalists.append(best_here)
+        fewest = min(f[0][0] for f in finalists)
+        best = None
+        for key, runs, label, index in finalists:
+            if key[0] != fewest:
+                continue
+            runs, moved = improve(instance, runs, sweeps)
+            swept = (key[0], _total(instance, runs))
+            passes[index]["objective_after_sweeps"] = swept[1]
+            if best is None or swept < best[0]:
+                best = (swept, runs, label, moved)
+        assert best is not None
+        _, runs, label, moves = best
+    return finish(instance, "offline_fill", runs, el[0],
+                  extra={"chosen": label, "passes": passes, "repairs": repairs, "sweeps": sweeps, "moves": moves})
+
+
+__all__ = ["ORDERS", "fill", "improve", "offline_fill"]
