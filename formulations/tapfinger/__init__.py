@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from edgeopt.core import ModelSize, Result
+from edgeopt.core.lns import Neighbourhood
 from edgeopt.core.lowerbound import BoundMethod
 from formulations import LazyFunction, lazy_attributes
 from formulations.tapfinger.bound import start_rate_bound
@@ -30,5 +31,7 @@ METHODS: dict[str, Callable[..., Result]] = {"milp": solve_milp, "cpsat": LazyFu
 SIZES: dict[str, Callable[..., ModelSize]] = {"milp": milp_size, "cpsat": cpsat_size}
 #: Certified lower bounds (``edgeopt bound``; the first is ``auto``): ``lpbound.py``.
 LOWER_BOUNDS: dict[str, BoundMethod] = {"ti_lp": TI_LP}
+#: Large-neighbourhood search plug-ins by the exact model of their windows (``solve --lns``): ``lns.py``.
+NEIGHBOURHOODS: dict[str, Callable[[], Neighbourhood]] = {"cpsat": LazyFunction(f"{__name__}.lns", "neighbourhood")}
 
 __all__ = ["LOWER_BOUNDS", "METHODS", "SIZES", "build_cpsat", "build_milp", "solve_cpsat", "solve_milp", "start_rate_bound"]

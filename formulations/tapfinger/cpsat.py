@@ -30,16 +30,24 @@ from formulations.tapfinger.data import identical_tasks, options
 
 
 def build_cpsat(instance: Instance, deadline: Deadline | None = None, *,
-                strengthen: bool = False) -> tuple[cp_model.CpModel, dict[str, Any]]:
+                strengthen: bool = False, tasks: set[int] | None = None,
+                fixed: Schedule | None = None) -> tuple[cp_model.CpModel, dict[str, Any]]:
     """The CP-SAT model and its handles (``start``, ``present``).
 
     ``strengthen``: identical tasks (`data.identical_tasks`) start in index order, a valid symmetry-breaking
     row (swapping two such tasks' placements keeps every constraint and the objective).
+
+    ``tasks`` and ``fixed`` (the large-neighbourhood search's sub-model, ``lns.py``): only the tasks with
+    these ids are variables (the objective sums theirs); every placement of ``fixed`` (the other tasks)
+    holds its resources as a fixed interval in the (5) cumulatives and its start as a fixed unit interval
+    in the (2) no-overlap of its cluster, so any solution is feasible together with them.
     """
     deadline = deadline or Deadline(1e9)
     T, R = instance.horizon, len(instance.resources)
     model = cp_model.CpModel()
     opts = options(instance, deadline)
+    if tasks is not None:
+        opts = [o for o in opts if o.task in tasks]
     by_task = defaultdict(list)
     for o in opts:
         by_task[o.task].append(o)
@@ -50,6 +58,8 @@ def build_cpsat(instance: Instance, deadline: Deadline | None = None, *,
     for t in instance.tasks:
         deadline.check()
         j = t.id
+        if tasks is not None and j not in tasks:
+            continue
         S = model.new_int_var(t.arrival, T - 1, f"S{j}")
         E = model.new_int_var(t.arrival + 1, T, f"E{j}")
         start[j], end[j] = S, E
@@ -72,6 +82,14 @@ def build_cpsat(instance: Instance, deadline: Deadline | None = None, *,
             model.add(on == sum(ps))
             unit[n].append(model.new_optional_fixed_size_interval_var(S, 1, on, f"u{j}_{n}"))
         objective.append(E - t.arrival)
+    for pl in fixed.placements if fixed is not None else ():
+        for seg in pl.runs():
+            iv = model.new_fixed_size_interval_var(int(seg.start), int(seg.end - seg.start), f"fixed{pl.task}")
+            for r, name in enumerate(instance.resources):
+                if int(seg.allocation.get(name, 0)):
+                    cum[(pl.cluster, r)][0].append(iv)
+                    cum[(pl.cluster, r)][1].append(int(seg.allocation.get(name, 0)))
+        unit[pl.cluster].append(model.new_fixed_size_interval_var(int(pl.start), 1, f"fixed_start{pl.task}"))
     for (n, r), (ivs, dem) in cum.items():
         model.add_cumulative(ivs, dem, instance.clusters[n].capacity[r])
     for ivs in unit.values():

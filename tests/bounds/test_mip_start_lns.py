@@ -94,10 +94,10 @@ def test_solve_milp_and_cpsat_take_a_hint(method: str) -> None:
     assert res.extra.get(key) or res.extra["warm_start"]["kept"] is False
 
 
-@pytest.mark.parametrize("family", ["hetero", "edgecloud"])
-def test_lns_is_never_worse_than_the_warm_start_and_validates(family: str) -> None:
-    inst, ws, _ = _warm(family, 1, "fifo")
-    res = api.solve(inst, method="cpsat", time_limit=8, warm_start="fifo", lns=True)
+@pytest.mark.parametrize(("family", "algorithm"), [("hetero", "fifo"), ("edgecloud", "fifo"), ("tapfinger", "minimum")])
+def test_lns_is_never_worse_than_the_warm_start_and_validates(family: str, algorithm: str) -> None:
+    inst, ws, _ = _warm(family, 1, algorithm)
+    res = api.solve(inst, method="cpsat", time_limit=8, warm_start=algorithm, lns=True)
     assert res.status == Status.TIME_LIMIT
     assert not api.validate(inst, res)
     assert res.objective <= ws.objective + 1e-9
@@ -129,8 +129,23 @@ def test_search_rejects_worse_invalid_and_incomplete_neighbours() -> None:
     assert log.improvements == 0 and log.iterations >= 4 and log.failed_windows >= 3
 
 
+def test_tapfinger_window_keeps_the_other_tasks_and_improves_a_poor_start() -> None:
+    from formulations.tapfinger.lns import reoptimise
+
+    inst, ws, sched = _warm("tapfinger", 1, "minimum")
+    first = [0, 1, 2, 3]
+    sub = reoptimise(inst, sched, first, 20.0)
+    assert sub.schedule is not None
+    ids = {inst.tasks[j].id for j in first}
+    keep = {p.task: p for p in sched.placements if p.task not in ids}
+    assert {p.task: p for p in sub.schedule.placements if p.task not in ids} == keep
+    spec = api.family_of(inst)
+    assert spec.validate(inst, sub.schedule) == []
+    assert spec.objective(inst, sub.schedule) <= ws.objective + 1e-9
+
+
 def test_lns_refusals(tmp_path: Path) -> None:
-    inst = api.generate("tapfinger", "small", seed=1)
+    inst = api.generate("okita", "small", seed=1)
     with pytest.raises(InputError) as err:
         api.solve(inst, method="cpsat", time_limit=5, lns=True)
     assert err.value.field == "method"

@@ -1,0 +1,59 @@
+"""The tapfinger neighbourhood of the large-neighbourhood search (`edgeopt.core.lns`).
+
+A window is a few tasks that start close in time in the incumbent. The sub-model is the CP-SAT model of
+(1)-(8) (``cpsat.py``: optional intervals, no time index) of those tasks alone; every other task keeps its
+placement, which holds its resources as a fixed interval in the (5) cumulatives and its start in the (2)
+no-overlap of its cluster (``build_cpsat(tasks=..., fixed=...)``). The incumbent's placements of the
+window's tasks are feasible in it and are its hints; any solution CP-SAT returns is feasible for the
+whole instance.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from edgeopt.core import Deadline, Status
+from edgeopt.core.lns import Neighbourhood, SubSolve
+from formulations.common import solve_cpsat as run_cpsat
+
+
+def order(instance: Any, schedule: Any) -> list[int]:
+    """Task indices (positions in ``instance.tasks``) by the incumbent's start slot."""
+    pos = {int(t.id): j for j, t in enumerate(instance.tasks)}
+    return [pos[int(p.task)] for p in sorted(schedule.placements, key=lambda p: (p.start, p.task))]
+
+
+def reoptimise(instance: Any, schedule: Any, free: Sequence[int], time_limit: float, *, workers: int = 1) -> SubSolve:
+    """Re-solve the tasks ``free`` (indices) exactly with CP-SAT over what the other tasks leave."""
+    from edgeopt.tapfinger.schedule import Placement, Schedule
+    from formulations.tapfinger.cpsat import add_hint, build_cpsat
+
+    deadline = Deadline(max(time_limit, 0.05))
+    sched = schedule if isinstance(schedule, Schedule) else Schedule.model_validate(schedule)
+    ids = {int(instance.tasks[j].id) for j in free}
+    if not ids or any(p.segments for p in sched.placements):
+        return SubSolve(None, False)
+    rest = Schedule(placements=[p for p in sched.placements if int(p.task) not in ids])
+    try:
+        with deadline.guard("the neighbourhood model"):
+            model, h = build_cpsat(instance, deadline, tasks=ids, fixed=rest)
+            add_hint(instance, h, model, Schedule(placements=[p for p in sched.placements if int(p.task) in ids]))
+        outcome, solver = run_cpsat(model, time_limit=deadline.remaining(), workers=workers, deadline=deadline)
+    except Exception:  # noqa: BLE001 - a sub-model that fails to build or solve leaves the incumbent as it is
+        return SubSolve(None, False)
+    if not outcome.has_solution:
+        return SubSolve(None, outcome.status == Status.INFEASIBLE)
+    new = []
+    for o, p in h["present"]:
+        if solver.value(p):
+            s = int(solver.value(h["start"][o.task]))
+            new.append(Placement(task=o.task, cluster=o.cluster, start=s, end=s + o.duration,
+                                 allocation={r: int(a) for r, a in zip(instance.resources, o.alloc, strict=True)}))
+    merged = Schedule(placements=sorted(list(rest.placements) + new, key=lambda q: q.task))
+    return SubSolve(merged, outcome.status == Status.OPTIMAL)
+
+
+def neighbourhood() -> Neighbourhood:
+    """The LNS plug-in (windows solved with the CP-SAT model)."""
+    return Neighbourhood(order=order, reoptimise=reoptimise, window=8, max_window=24)
