@@ -1055,23 +1055,31 @@ def fits_idle(instance: Instance, job: Job, configs: Configs | None = None, idle
     if not len(cf):
         return False
     w = idle if idle is not None else idle_window(instance)
+    # the answer for one (q, m, p, N) depends on the idle cluster alone: kept on the window, shared by jobs
+    known: dict[tuple[int, int, int, int], bool] = w.__dict__.setdefault("_fits_idle", {})
     seen: set[tuple[int, int, int]] = set()
     for k in np.lexsort((cf.n, cf.p, cf.m, cf.q)):
         q, m, p, n = int(cf.q[k]), int(cf.m[k]), int(cf.p[k]), int(cf.n[k])
         if (q, m, p) in seen:
             continue
         seen.add((q, m, p))
-        if q:
-            cost, _ = _eval_colocated_many(w, m, p, n, np.array([0]), 1)
-            ok = math.isfinite(float(cost[0]))
-        elif instance.architecture == "ps":
-            ok = math.isfinite(_eval_distributed_ps(w, m, p, n, 0, 1, instance.worker_types[m].bandwidth_mbps,
-                                                    instance.ps_types[p].bandwidth_mbps)[0])
-        else:
-            ok = math.isfinite(_eval_distributed_ra(w, m, n, 0, 1)[0])
+        ok = known.get((q, m, p, n))
+        if ok is None:
+            ok = known[(q, m, p, n)] = _fits_idle_one(instance, w, q, m, p, n)
         if ok:
             return True
     return False
+
+
+def _fits_idle_one(instance: Instance, w: PricedWindow, q: int, m: int, p: int, n: int) -> bool:
+    """Whether configuration (q, m, p, N) fits the idle window ``w``."""
+    if q:
+        cost, _ = _eval_colocated_many(w, m, p, n, np.array([0]), 1)
+        return math.isfinite(float(cost[0]))
+    if instance.architecture == "ps":
+        return math.isfinite(_eval_distributed_ps(w, m, p, n, 0, 1, instance.worker_types[m].bandwidth_mbps,
+                                                  instance.ps_types[p].bandwidth_mbps)[0])
+    return math.isfinite(_eval_distributed_ra(w, m, n, 0, 1)[0])
 
 
 #: Former private name, kept for callers written against it.
