@@ -5,7 +5,7 @@ tests/test_cli_catalog.py fails when it differs from what the registry reports.
 
 FAMILIES = ('edgecloud', 'hetero', 'tapfinger', 'preemptive', 'okita')
 
-SOURCES_SHA256 = '4d7108623dd6e238ac4426217c9bcab0af3cd8c96103575ac1726916b4eb084b'
+SOURCES_SHA256 = 'd3d6fa607cf0fc1a5be81f2dea49a6a3f97852917a0740256347151e08338827'
 
 GUARDS = [{'algorithms': ['online', 'vanilla_marl'],
   'family': 'tapfinger',

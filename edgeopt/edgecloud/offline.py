@@ -18,7 +18,7 @@ How it schedules (each step deterministic):
 * Improvement sweeps (`improve`): every job in turn, longest run first, is taken out and re-placed at its
   earliest completion while every other job stays; a move is kept only if the job completes earlier, so
   no sweep makes the objective worse. The sweeps run on every pass that rejects as few jobs as the best
-  one, and the best result after them is returned.
+  one, and the best result after them is returned (`edgeopt.core.listsched.best_of_passes`).
 
 Rejected jobs are listed (status ``partial``) exactly as for every other algorithm.
 """
@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from edgeopt.core import CapacityLedger, Result, register, stopwatch
+from edgeopt.core.listsched import best_of_passes
 from edgeopt.edgecloud.instance import Instance, Job, durations
 from edgeopt.edgecloud.online import Prices, WindowCache, best_option, finish, place
 from edgeopt.edgecloud.schedule import JobRun
@@ -130,37 +131,13 @@ def offline_fill(instance: Instance, *, seed: int = 0, repairs: int = 3, sweeps:
         if value < 0:
             raise InputError(name, f"must be >= 0, got {value}")
     with stopwatch() as el:
-        finalists = []
-        passes = []
-        for order in ORDERS:
-            jobs = _order(instance, order)
-            best_here = None
-            for attempt in range(repairs + 1):
-                runs, rejected = fill(instance, jobs)
-                key = (len(rejected), _total(instance, runs))
-                passes.append({"order": order, "repair": attempt, "rejected": len(rejected), "objective": key[1]})
-                if best_here is None or key < best_here[0]:
-                    best_here = (key, runs, f"{order}/{attempt}", len(passes) - 1)
-                if not rejected:
-                    break
-                first = set(rejected)
-                jobs = [instance.jobs[k] for k in rejected] + [j for j in jobs if j.id not in first]
-            assert best_here is not None
-            finalists.append(best_here)
-        fewest = min(f[0][0] for f in finalists)
-        best = None
-        for key, runs, label, index in finalists:
-            if key[0] != fewest:
-                continue
-            runs, moved = improve(instance, runs, sweeps)
-            swept = (key[0], _total(instance, runs))
-            passes[index]["objective_after_sweeps"] = swept[1]
-            if best is None or swept < best[0]:
-                best = (swept, runs, label, moved)
-        assert best is not None
-        _, runs, label, moves = best
-    return finish(instance, "offline_fill", runs, el[0],
-                  extra={"chosen": label, "passes": passes, "repairs": repairs, "sweeps": sweeps, "moves": moves})
+        variants = [(order, [j.id for j in _order(instance, order)],
+                     lambda ids: fill(instance, [instance.jobs[k] for k in ids])) for order in ORDERS]
+        out = best_of_passes(variants, lambda runs: improve(instance, runs, sweeps),
+                             lambda runs: _total(instance, runs), repairs)
+    return finish(instance, "offline_fill", out.placed, el[0],
+                  extra={"chosen": out.label, "passes": out.passes, "repairs": repairs, "sweeps": sweeps,
+                         "moves": out.moves})
 
 
 __all__ = ["ORDERS", "fill", "improve", "offline_fill"]

@@ -101,6 +101,17 @@ def build_cpsat(instance: Instance, deadline: Deadline | None = None, *,
     return model, {"start": start, "present": present}
 
 
+def extract(instance: Instance, h: dict[str, Any], solver: Any) -> list[Placement]:
+    """The placements of a CP-SAT solution (the model's tasks only), by task id."""
+    out = []
+    for o, p in h["present"]:
+        if solver.value(p):
+            s = int(solver.value(h["start"][o.task]))
+            out.append(Placement(task=o.task, cluster=o.cluster, start=s, end=s + o.duration,
+                                 allocation={r: int(a) for r, a in zip(instance.resources, o.alloc, strict=True)}))
+    return sorted(out, key=lambda q: q.task)
+
+
 def add_hint(instance: Instance, h: dict[str, Any], model: cp_model.CpModel, schedule: Any) -> int:
     """Hint CP-SAT with a schedule (a `Schedule` or its JSON): each task's start and option; returns how
     many tasks were hinted. A placement whose allocation is not a Pareto option is hinted with the
@@ -151,15 +162,7 @@ def solve_cpsat(instance: Instance, *, time_limit: float = 60.0, workers: int = 
     hinted = add_hint(instance, h, model, hint) if hint is not None else 0
     build_s = time.perf_counter() - t0
     out, solver = run_cpsat(model, time_limit=deadline.remaining(), workers=workers)
-    sched = None
-    if out.has_solution:
-        pl = []
-        for o, p in h["present"]:
-            if solver.value(p):
-                s = int(solver.value(h["start"][o.task]))
-                pl.append(Placement(task=o.task, cluster=o.cluster, start=s, end=s + o.duration,
-                                    allocation={r: int(a) for r, a in zip(instance.resources, o.alloc, strict=True)}))
-        sched = Schedule(placements=sorted(pl, key=lambda q: q.task))
+    sched = Schedule(placements=extract(instance, h, solver)) if out.has_solution else None
     res = finish(FAMILY, instance, "cpsat", out, sched, build_s=build_s,
                  extra={"strengthen": strengthen, "objective_floor": floor})
     if hint is not None:

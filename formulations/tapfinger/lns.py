@@ -26,8 +26,8 @@ def order(instance: Any, schedule: Any) -> list[int]:
 
 def reoptimise(instance: Any, schedule: Any, free: Sequence[int], time_limit: float, *, workers: int = 1) -> SubSolve:
     """Re-solve the tasks ``free`` (indices) exactly with CP-SAT over what the other tasks leave."""
-    from edgeopt.tapfinger.schedule import Placement, Schedule
-    from formulations.tapfinger.cpsat import add_hint, build_cpsat
+    from edgeopt.tapfinger.schedule import Schedule
+    from formulations.tapfinger.cpsat import add_hint, build_cpsat, extract
 
     deadline = Deadline(max(time_limit, 0.05))
     sched = schedule if isinstance(schedule, Schedule) else Schedule.model_validate(schedule)
@@ -44,13 +44,7 @@ def reoptimise(instance: Any, schedule: Any, free: Sequence[int], time_limit: fl
         return SubSolve(None, False)
     if not outcome.has_solution:
         return SubSolve(None, outcome.status == Status.INFEASIBLE)
-    new = []
-    for o, p in h["present"]:
-        if solver.value(p):
-            s = int(solver.value(h["start"][o.task]))
-            new.append(Placement(task=o.task, cluster=o.cluster, start=s, end=s + o.duration,
-                                 allocation={r: int(a) for r, a in zip(instance.resources, o.alloc, strict=True)}))
-    merged = Schedule(placements=sorted(list(rest.placements) + new, key=lambda q: q.task))
+    merged = Schedule(placements=sorted(list(rest.placements) + extract(instance, h, solver), key=lambda q: q.task))
     return SubSolve(merged, outcome.status == Status.OPTIMAL)
 
 

@@ -1,0 +1,69 @@
+"""The passes of an offline list scheduler, shared by the families' ``offline_fill`` algorithms.
+
+A family supplies how to place jobs in a given order (``fill``: a greedy pass over the capacity the
+jobs placed before leave) and how to improve a finished pass (``improve``: e.g. re-place each job with
+the others fixed); this module runs the passes the same way for every family:
+
+1. every variant (a label, a first job order and its ``fill``) is run; the jobs a pass could not place
+   are moved to the front of the order and the pass is repeated, up to ``repairs`` times, keeping the
+   pass with the fewest rejected jobs, then the smallest objective;
+2. ``improve`` runs on each variant's kept pass that rejects as few jobs as the best one (a pass's
+   objective before improvement says little about its objective after it);
+3. the best result after improvement is returned, with a log of every pass.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from typing import Any
+
+Placed = dict[int, Any]
+Fill = Callable[[Sequence[int]], tuple[Placed, list[int]]]
+
+
+@dataclasses.dataclass
+class ListOutcome:
+    """The chosen pass: placements by job id, rejected ids, its label, the moves ``improve`` made, the log."""
+
+    placed: Placed
+    rejected: list[int]
+    label: str
+    moves: int
+    passes: list[dict[str, Any]]
+
+
+def best_of_passes(variants: Sequence[tuple[str, Sequence[int], Fill]],
+                   improve: Callable[[Placed], tuple[Placed, int]],
+                   objective: Callable[[Placed], float], repairs: int) -> ListOutcome:
+    """Run ``variants`` (label, first order of job ids, fill) with repairs, improve the finalists and return
+    the best (fewest rejected, then smallest objective; ties to the earlier variant)."""
+    passes: list[dict[str, Any]] = []
+    finalists = []
+    for label, order, fill in variants:
+        jobs = list(order)
+        kept = None
+        for attempt in range(repairs + 1):
+            placed, rejected = fill(jobs)
+            key = (len(rejected), objective(placed))
+            passes.append({"variant": label, "repair": attempt, "rejected": len(rejected), "objective": key[1]})
+            if kept is None or key < kept[0]:
+                kept = (key, placed, rejected, f"{label}/{attempt}", len(passes) - 1)
+            if not rejected:
+                break
+            first = set(rejected)
+            jobs = list(rejected) + [j for j in jobs if j not in first]
+        assert kept is not None
+        finalists.append(kept)
+    fewest = min(f[0][0] for f in finalists)
+    best = None
+    for key, placed, rejected, label, index in finalists:
+        if key[0] != fewest:
+            continue
+        placed, moves = improve(placed)
+        swept = (key[0], objective(placed))
+        passes[index]["objective_after_improvement"] = swept[1]
+        if best is None or swept < best[0]:
+            best = (swept, ListOutcome(placed, sorted(rejected), label, moves, passes))
+    assert best is not None
+    return best[1]
