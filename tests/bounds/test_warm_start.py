@@ -56,3 +56,34 @@ def test_tapfinger_cpsat_takes_the_warm_start_as_hints() -> None:
     assert not api.validate(inst, res)
     assert res.extra["hinted_tasks"] == len(inst.tasks)
     assert res.objective <= ws.objective
+
+
+def test_a_slow_later_algorithm_is_interrupted_at_the_deadline() -> None:
+    """`best` runs the algorithms in turn; one that would run past the time limit is interrupted there and the
+    best schedule before it is the warm start (CPU time, not wall-clock: a busy machine cannot break this)."""
+    import time
+
+    from edgeopt.core import register, unregister
+
+    calls = []
+    inst = api.generate("hetero", "small", seed=1)  # imports the family first: the slow one is registered last
+
+    @register("hetero", "slow_for_warm_start", kind="offline", summary="test: spins for a minute")
+    def slow(instance, *, seed: int = 0):
+        calls.append("started")
+        t0 = time.process_time()
+        while time.process_time() - t0 < 60.0:
+            pass
+        calls.append("returned")
+        raise AssertionError("not interrupted")
+
+    try:
+        c0 = time.process_time()
+        res = api.solve(inst, method="milp", time_limit=3, warm_start="best")
+        cpu = time.process_time() - c0
+    finally:
+        unregister("hetero", "slow_for_warm_start")
+    assert "returned" not in calls
+    assert cpu < 30.0
+    assert not api.validate(inst, res)
+    assert res.extra["warm_start"]["algorithm"] != "slow_for_warm_start"
