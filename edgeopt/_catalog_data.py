@@ -5,7 +5,7 @@ tests/test_cli_catalog.py fails when it differs from what the registry reports.
 
 FAMILIES = ('edgecloud', 'hetero', 'tapfinger', 'preemptive', 'okita')
 
-SOURCES_SHA256 = 'd3d6fa607cf0fc1a5be81f2dea49a6a3f97852917a0740256347151e08338827'
+SOURCES_SHA256 = '650d2efeeb0d8ecfc03d8c97cf967e40d0954c4f5df3f5686f1e246da284153b'
 
 GUARDS = [{'algorithms': ['online', 'vanilla_marl'],
   'family': 'tapfinger',

@@ -24,17 +24,17 @@ How it schedules (each step deterministic):
   least slack first (T - a_j - shortest duration), and arrival order.
 * For every (rule, order) pair the jobs it rejected are moved to the front and the pass is repeated, up
   to ``repairs`` times (a job that fits nowhere late often fits when placed first).
-
 * Improvement sweeps (`improve`): every job in turn, heaviest first, is taken out and re-placed at its
   earliest completion while every other job stays; a move is kept only if the job completes earlier, so
   no sweep makes the objective worse.
 
 The passes run through `edgeopt.core.listsched.best_of_passes`: for every (rule, order) pair the repaired
 pass with the fewest rejected jobs (then the smallest objective) is kept; the sweeps run on each of those
-that rejects as few jobs as the best one, and the best result after the sweeps is returned. Rejected jobs are listed (status ``partial``) exactly as for every other
-algorithm. Measured on the ``paper`` preset (300 jobs, seed 0): 37,376,472 in about 25 s CPU, against
-45,318,448 for the best baseline (``antman_np``); on ``paper_congested``, where every online algorithm
-rejects 10 or more jobs, a complete schedule of 56,759,443 in about 30 s.
+that rejects as few jobs as the best one, and the best result after the sweeps is returned. Rejected jobs
+are listed (status ``partial``) exactly as for every other algorithm. Measured on the ``paper`` preset
+(300 jobs, seed 0): 37,376,472 in about 25 s CPU, against 45,318,448 for the best baseline
+(``antman_np``); on ``paper_congested``, where every online algorithm rejects 10 or more jobs, a complete
+schedule of 56,759,443 in about 45 s.
 """
 
 from __future__ import annotations
