@@ -367,8 +367,13 @@ def run_sweep(
             on_done(k, len(todo))
 
     if scheduler == "sequential" or not todo:
-        for k, p in enumerate(todo, start=1):
-            record(p, evaluate_point(p), k)
+        # a signal is held until the point in hand is evaluated and written (a part file is never left
+        # half-written), then acted on as it would have been
+        with _signals_held() as stop:
+            for k, p in enumerate(todo, start=1):
+                if stop:
+                    break
+                record(p, evaluate_point(p), k)
     else:
         _run_dask(todo, address=address, n_workers=n_workers, record=record)
     return _collect(points, fresh, store)
