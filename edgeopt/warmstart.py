@@ -2,9 +2,10 @@
 
 The algorithm (``best``: every registered algorithm that schedules the real problem, i.e. not a
 relaxed one) runs first, inside the call's time limit; its best complete, validated schedule is the
-warm start. The first algorithm always runs to the end; every later one runs only while time is left
-and is interrupted at the deadline (`Deadline.guard`), keeping the best schedule found before it. The
-exact method then gets the remaining time. The result is the solver's when the
+warm start. The algorithms run in turn while time is left; an algorithm of kind ``offline`` (tens of
+seconds at the papers' scale) that runs after a complete schedule was found is interrupted at the deadline
+(`Deadline.guard`), keeping the best schedule found before it. The exact method then gets the remaining
+time. The result is the solver's when the
 solver proves optimality or finds a schedule at least as good; otherwise the warm-start schedule
 with status ``time_limit`` and the solver's proven bound (if any), so the incumbent is never worse
 than the warm start. ``extra["warm_start"]`` records which algorithm gave it, its objective and
@@ -45,11 +46,14 @@ def warm_start_schedule(instance: Any, warm_start: str, deadline: Deadline) -> t
     for name in names:
         if deadline.expired() and best is not None:
             break
-        if best is None:
-            res = api.run(name, instance, seed=0)  # the first complete schedule is waited for
+        if best is None or algos[name].kind != "offline":
+            # the first complete schedule is waited for; so is an online algorithm or baseline (seconds at
+            # the papers' scale), which may import a library lazily (torch for the learned policies) that
+            # an interruption would leave half-initialised in the process
+            res = api.run(name, instance, seed=0)
         else:
-            # a later algorithm may only improve the warm start within the time limit: interrupted at the
-            # deadline (an offline scheduler at paper scale takes tens of seconds), it is skipped
+            # an offline scheduler (tens of seconds at the papers' scale) may only improve the warm start
+            # within the time limit: interrupted at the deadline, it is skipped
             try:
                 with deadline.guard(f"the warm start's {name}"):
                     res = api.run(name, instance, seed=0)
