@@ -5,7 +5,7 @@ tests/test_cli_catalog.py fails when it differs from what the registry reports.
 
 FAMILIES = ('edgecloud', 'hetero', 'tapfinger', 'preemptive', 'okita')
 
-SOURCES_SHA256 = '650d2efeeb0d8ecfc03d8c97cf967e40d0954c4f5df3f5686f1e246da284153b'
+SOURCES_SHA256 = '78de79ca8c0d75117c04a4a95a1cac67a805761c34322b83f3a3dc6256305435'
 
 GUARDS = [{'algorithms': ['online', 'vanilla_marl'],
   'family': 'tapfinger',

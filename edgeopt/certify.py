@@ -30,7 +30,8 @@ from typing import Any
 
 from edgeopt.core import FamilySpec, InputError, Result, Status
 from edgeopt.core.family import ZERO_GAP_RTOL
-from edgeopt.core.limits import BuildTimeLimit, Deadline
+from edgeopt.core.limits import Deadline
+from edgeopt.warmstart import run_in_time
 
 #: Largest model (estimated nonzeros) `certify` re-solves exactly; above it only bounds are used.
 CERTIFY_MAX_NONZEROS = 300_000
@@ -144,15 +145,11 @@ def certify(instance: Any, result: Result, *, time_limit: float = 60.0,
         if algo.relaxed or deadline.remaining() <= 0 or not _open(wanted):
             continue
         try:
-            if algo.kind == "offline":  # tens of seconds at the papers' scale: interrupted at the deadline
-                with deadline.guard(f"certify's run of {name}"):
-                    res = algo(instance, seed=0)
-            else:  # seconds; may import a library lazily, which an interruption would leave broken
-                res = algo(instance, seed=0)
-        except BuildTimeLimit:
-            break
+            res = run_in_time(algo, lambda a=algo: a(instance, seed=0), deadline)
         except Exception:  # noqa: BLE001, S112 - an algorithm that fails refutes nothing
             continue
+        if res is None:  # an offline algorithm interrupted at the deadline
+            break
         if res.comparable and not spec.check_result(instance, res):
             refute_with_schedule(float(res.objective), f"algorithm {name}")
     # 2. an exact re-solve, when the model is small enough

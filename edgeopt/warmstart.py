@@ -23,6 +23,7 @@ first, with at most a quarter of the time.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from edgeopt.core import BuildTimeLimit, InputError, ModelError, Result, Status
@@ -46,23 +47,32 @@ def warm_start_schedule(instance: Any, warm_start: str, deadline: Deadline) -> t
     for name in names:
         if deadline.expired() and best is not None:
             break
-        if best is None or algos[name].kind != "offline":
-            # the first complete schedule is waited for; so is an online algorithm or baseline (seconds at
-            # the papers' scale), which may import a library lazily (torch for the learned policies) that
-            # an interruption would leave half-initialised in the process
-            res = api.run(name, instance, seed=0)
-        else:
-            # an offline scheduler (tens of seconds at the papers' scale) may only improve the warm start
-            # within the time limit: interrupted at the deadline, it is skipped
-            try:
-                with deadline.guard(f"the warm start's {name}"):
-                    res = api.run(name, instance, seed=0)
-            except BuildTimeLimit:
-                break
+        # the first complete schedule is waited for
+        res = run_in_time(algos[name], lambda n=name: api.run(n, instance, seed=0), deadline,
+                          interruptible=best is not None)
+        if res is None:
+            break
         if res.comparable and not spec.check_result(instance, res) and (best is None or
                                                                          res.objective < best[1].objective):
             best = (name, res)
     return best
+
+
+def run_in_time(algo: Any, call: Callable[[], Result], deadline: Deadline, *, interruptible: bool = True
+                ) -> Result | None:
+    """``call()``, a run of the registered algorithm ``algo``; None when the deadline interrupted it.
+
+    Only an algorithm of kind ``offline`` (tens of seconds at the papers' scale) is interrupted
+    (`Deadline.guard`). Online algorithms and baselines take seconds and run to the end: they may import a
+    library lazily (torch for the learned policies), which an asynchronous interruption would leave
+    half-initialised in the process. ``interruptible=False`` runs any algorithm to the end."""
+    if not interruptible or algo.kind != "offline":
+        return call()
+    try:
+        with deadline.guard(f"the run of {algo.family}/{algo.name}"):
+            return call()
+    except BuildTimeLimit:
+        return None
 
 
 def accepts_hint(instance: Any, method: str) -> bool:

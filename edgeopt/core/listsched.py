@@ -10,6 +10,9 @@ the others fixed); this module runs the passes the same way for every family:
 2. ``improve`` runs on each variant's kept pass that rejects as few jobs as the best one (a pass's
    objective before improvement says little about its objective after it);
 3. the best result after improvement is returned, with a log of every pass.
+
+`sweep` is the improvement both families use: each job in turn is taken out and re-placed at its
+earliest completion, the others fixed, and a move is kept only when the job completes earlier.
 """
 
 from __future__ import annotations
@@ -67,3 +70,29 @@ def best_of_passes(variants: Sequence[tuple[str, Sequence[int], Fill]],
             best = (swept, ListOutcome(placed, sorted(rejected), label, moves, passes))
     assert best is not None
     return best[1]
+
+
+def sweep(placed: Placed, order: Sequence[int], *, take_out: Callable[[int, Any], None],
+          earliest: Callable[[int], Any | None], put: Callable[[int, Any], None], end: Callable[[Any], int],
+          sweeps: int) -> tuple[Placed, int]:
+    """Improvement sweeps over ``placed`` (job id -> placement, whose capacity the caller holds): each job of
+    ``order`` is taken out (``take_out``), re-placed at its ``earliest`` completion with the others fixed
+    (None: no place) and put back (``put``) where it completes earlier, else where it was. At most
+    ``sweeps`` sweeps, stopping after one that moves nothing; returns (placements, moves). A job never
+    completes later than before, so a completion-time objective never gets worse."""
+    placed = dict(placed)
+    moves = 0
+    for _ in range(sweeps):
+        moved = 0
+        for k in order:
+            old = placed[k]
+            take_out(k, old)
+            new = earliest(k)
+            keep = new if new is not None and end(new) < end(old) else old
+            moved += keep is not old
+            put(k, keep)
+            placed[k] = keep
+        moves += moved
+        if not moved:
+            break
+    return placed, moves

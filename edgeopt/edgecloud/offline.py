@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from edgeopt.core import CapacityLedger, Result, register, stopwatch
-from edgeopt.core.listsched import best_of_passes
+from edgeopt.core.listsched import best_of_passes, sweep
 from edgeopt.edgecloud.instance import Instance, Job, durations
 from edgeopt.edgecloud.online import Prices, WindowCache, best_option, finish, place
 from edgeopt.edgecloud.schedule import JobRun
@@ -84,30 +84,18 @@ def fill(instance: Instance, jobs: Sequence[Job]) -> tuple[dict[int, JobRun], li
 
 
 def improve(instance: Instance, runs: dict[int, JobRun], sweeps: int) -> tuple[dict[int, JobRun], int]:
-    """Re-place one job at a time at its earliest completion, the others fixed (see the module docstring);
-    returns (runs, moves). Candidate starts include every slot where capacity frees up, so the job's own
-    run, free again while it is re-placed, is matched or beaten: a move never delays a job."""
+    """Improvement sweeps (`edgeopt.core.listsched.sweep`), longest run first; returns (runs, moves).
+    Candidate starts include every slot where capacity frees up, so the job's own run, free again while it
+    is re-placed, is matched or beaten: a move never delays a job."""
     ledger = make_ledger(instance)
     cache = WindowCache(instance, ledger, ZERO, 0, instance.horizon)
     for k, run in runs.items():
         _reserve(instance, ledger, cache, instance.jobs[k], run, 1)
-    runs = dict(runs)
-    moves = 0
-    order = sorted(runs, key=lambda k: (-_shortest(instance, instance.jobs[k]), k))
-    for _ in range(sweeps):
-        moved = 0
-        for k in order:
-            job, old = instance.jobs[k], runs[k]
-            _reserve(instance, ledger, cache, job, old, -1)
-            new = _earliest(instance, job, ledger, cache)
-            run = new if new is not None and new.end < old.end else old
-            moved += run is not old
-            _reserve(instance, ledger, cache, job, run, 1)
-            runs[k] = run
-        moves += moved
-        if not moved:
-            break
-    return runs, moves
+    return sweep(runs, sorted(runs, key=lambda k: (-_shortest(instance, instance.jobs[k]), k)),
+                 take_out=lambda k, run: _reserve(instance, ledger, cache, instance.jobs[k], run, -1),
+                 earliest=lambda k: _earliest(instance, instance.jobs[k], ledger, cache),
+                 put=lambda k, run: _reserve(instance, ledger, cache, instance.jobs[k], run, 1),
+                 end=lambda run: run.end, sweeps=sweeps)
 
 
 def _total(instance: Instance, runs: dict[int, JobRun]) -> float:

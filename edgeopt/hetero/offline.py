@@ -44,7 +44,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from edgeopt.core import Result, register, stopwatch
-from edgeopt.core.listsched import best_of_passes
+from edgeopt.core.listsched import best_of_passes, sweep
 from edgeopt.hetero.instance import Instance, Job
 from edgeopt.hetero.mincost import Configs, Placement, PricedWindow, job_configs, search
 from edgeopt.hetero.schedule import Schedule
@@ -75,64 +75,58 @@ def _order(instance: Instance, configs: dict[int, Configs], order: str) -> list[
     return sorted(instance.jobs, key=key)
 
 
+class _Held:
+    """Free capacity [H, R, T] after the placements it holds, with its `PricedWindow` kept current."""
+
+    def __init__(self, instance: Instance, rule: str) -> None:
+        self.inst = instance
+        self.price = _rule_prices(instance, rule)
+        self.free = np.repeat(np.asarray(instance.capacity, dtype=float)[:, :, None], instance.horizon, axis=2)
+        self.window: PricedWindow | None = None
+
+    def change(self, pl: Placement, sign: int) -> None:
+        """Hold (``sign`` 1) or release (-1) ``pl``'s resources over its run."""
+        rows = np.array(sorted(set(pl.workers) | set(pl.ps)), dtype=np.int64)
+        self.free[rows, :, pl.start:pl.end] -= sign * pl.demand(self.inst)[rows, :, None]
+        if self.window is not None:
+            self.window.update(self.price, self.free, pl.start, pl.end, rows)
+
+    def best(self, job: Job, configs: Configs) -> Placement | None:
+        """The search's placement of ``job`` under this rule's prices in the free capacity."""
+        if self.window is None:
+            self.window = PricedWindow(self.inst, self.price, self.free, 0, self.inst.horizon)
+        return search(self.inst, job, self.price, self.free, (0, self.inst.horizon), configs=configs,
+                      ctx=self.window)
+
+
 def fill(instance: Instance, jobs: Sequence[Job], rule: str, configs: dict[int, Configs]
          ) -> tuple[dict[int, Placement], list[int]]:
     """One pass: place ``jobs`` in this order; returns (placements, rejected ids in order)."""
-    T = instance.horizon
-    cap = np.asarray(instance.capacity, dtype=float)
-    price = _rule_prices(instance, rule)
-    free = np.repeat(cap[:, :, None], T, axis=2)
-    window = PricedWindow(instance, price, free, 0, T)
+    held = _Held(instance, rule)
     placed: dict[int, Placement] = {}
     rejected: list[int] = []
     for job in jobs:
-        pl = search(instance, job, price, free, (0, T), configs=configs[job.id], ctx=window)
+        pl = held.best(job, configs[job.id])
         if pl is None:
             rejected.append(job.id)
             continue
         placed[job.id] = pl
-        rows = np.array(sorted(set(pl.workers) | set(pl.ps)), dtype=np.int64)
-        free[rows, :, pl.start:pl.end] -= pl.demand(instance)[rows, :, None]
-        window.update(price, free, pl.start, pl.end, rows)
+        held.change(pl, 1)
     return placed, rejected
 
 
 def improve(instance: Instance, placed: dict[int, Placement], configs: dict[int, Configs], sweeps: int
             ) -> tuple[dict[int, Placement], int]:
-    """Re-place one job at a time at its earliest completion, every other job staying where it is; returns
-    (placements, moves). Jobs are visited by weight, heaviest first, for at most ``sweeps`` sweeps or until a
-    sweep moves nothing. A job's own placement is free again while it is re-placed, so the search always
-    finds a completion at least as early: a move never makes the objective worse."""
-    T = instance.horizon
-    cap = np.asarray(instance.capacity, dtype=float)
-    price = _rule_prices(instance, "completion")
-    free = np.repeat(cap[:, :, None], T, axis=2)
+    """Improvement sweeps (`edgeopt.core.listsched.sweep`) under the earliest-completion rule, heaviest job
+    first; returns (placements, moves). A job's own placement is free again while it is re-placed, so the
+    search always finds a completion at least as early: a move never makes the objective worse."""
+    held = _Held(instance, "completion")
     for pl in placed.values():
-        rows = np.array(sorted(set(pl.workers) | set(pl.ps)), dtype=np.int64)
-        free[rows, :, pl.start:pl.end] -= pl.demand(instance)[rows, :, None]
-    window = PricedWindow(instance, price, free, 0, T)
-    placed = dict(placed)
-    moves = 0
-    order = sorted(placed, key=lambda k: (-instance.jobs[k].weight, k))
-    for _ in range(sweeps):
-        moved = 0
-        for k in order:
-            old = placed[k]
-            rows = np.array(sorted(set(old.workers) | set(old.ps)), dtype=np.int64)
-            free[rows, :, old.start:old.end] += old.demand(instance)[rows, :, None]
-            window.update(price, free, old.start, old.end, rows)
-            new = search(instance, instance.jobs[k], price, free, (0, T), configs=configs[k], ctx=window)
-            pl = new if new is not None and new.end < old.end else old
-            if pl is not old:
-                moved += 1
-            placed[k] = pl
-            rows = np.array(sorted(set(pl.workers) | set(pl.ps)), dtype=np.int64)
-            free[rows, :, pl.start:pl.end] -= pl.demand(instance)[rows, :, None]
-            window.update(price, free, pl.start, pl.end, rows)
-        moves += moved
-        if not moved:
-            break
-    return placed, moves
+        held.change(pl, 1)
+    return sweep(placed, sorted(placed, key=lambda k: (-instance.jobs[k].weight, k)),
+                 take_out=lambda k, pl: held.change(pl, -1),
+                 earliest=lambda k: held.best(instance.jobs[k], configs[k]),
+                 put=lambda k, pl: held.change(pl, 1), end=lambda pl: pl.end, sweeps=sweeps)
 
 
 def _objective(instance: Instance, placed: dict[int, Placement]) -> float:
