@@ -19,7 +19,14 @@ checkpoint), and the same in CPU time of the process (1 torch thread, the regist
 figure a loaded machine does not inflate). Relaxed (preemptive) baselines are marked; partial
 results get no numbers.
 
+``--durations paper`` gives the sensitive task the paper's 2-17 timesteps (what the ``full``
+configuration trains on; default: the generator's 2-21), ``--settings`` and ``--algorithms`` run a
+subset (``online`` is always run), and ``--name`` changes the output file's name.
+
     python benchmarks/tapfinger_policy_eval.py --seeds 0-9 --out benchmarks/results
+    python benchmarks/tapfinger_policy_eval.py --checkpoint runs/full_cuda/best --durations paper \
+        --settings paper3,paper6 --algorithms online,optimus,optimus_np,greedy,tiresias,random,minimum \
+        --name tapfinger_policy_eval_full_cuda --out benchmarks/results
 """
 
 from __future__ import annotations
@@ -33,6 +40,7 @@ from edgeopt import api
 from edgeopt.bench import benchmark_parser, result_path
 from edgeopt.tapfinger import generate
 from edgeopt.tapfinger.policy.registry import LAST_INFERENCE, LAST_INFERENCE_CPU
+from edgeopt.tapfinger.policy.trainer import with_durations
 from formulations.tapfinger import METHODS
 
 ALGOS = ["online", "vanilla_marl", "optimus", "optimus_np", "tiresias", "tiresias_np", "random", "minimum",
@@ -46,13 +54,15 @@ SETTINGS = {
 }
 
 
-def run_setting(seeds: list[int], make, with_optimum: bool, reused: dict | None = None) -> dict:
+def run_setting(seeds: list[int], make, with_optimum: bool, reused: dict | None = None,
+                algos: list[str] | None = None) -> dict:
     """The table of one setting; ``reused``: an earlier table of it, whose rows (other than ``online``)
     are kept instead of re-running those algorithms (their per-seed totals feed the wins)."""
     reused = {a: r for a, r in (reused or {}).items() if a != "online" and r.get("total_completion_per_seed")}
+    algos = algos or ALGOS
     rows = {a: {"times": [], "totals": [], "ratios": [], "partial": 0, "runtime_s": 0.0, "infer_ms": [],
                 "infer_cpu_ms": []}
-            for a in ALGOS}
+            for a in algos}
     for seed in seeds:
         inst = make(seed)
         opt = None
@@ -60,7 +70,7 @@ def run_setting(seeds: list[int], make, with_optimum: bool, reused: dict | None 
             res = METHODS["cpsat"](inst, time_limit=60)
             assert res.status.value == "optimal", (seed, res.status)
             opt = res.objective
-        for a in ALGOS:
+        for a in algos:
             if a in reused:
                 continue
             res = api.run(a, inst, seed=seed, **PARAMS.get(a, {}))
@@ -76,7 +86,7 @@ def run_setting(seeds: list[int], make, with_optimum: bool, reused: dict | None 
             rows[a]["totals"].append(res.objective)
             if opt is not None:
                 rows[a]["ratios"].append(res.objective / opt)
-    relaxed = {a: api.algorithms("tapfinger")[a].relaxed for a in ALGOS}
+    relaxed = {a: api.algorithms("tapfinger")[a].relaxed for a in algos}
     table = {}
     for a, r in rows.items():
         t = r["times"]
@@ -100,14 +110,16 @@ def run_setting(seeds: list[int], make, with_optimum: bool, reused: dict | None 
         table[a] = r
         rows[a]["totals"] = r["total_completion_per_seed"]
     for a in ("online", "vanilla_marl"):  # per-seed head-to-head against every other algorithm
+        if a not in rows:
+            continue
         mine = rows[a]["totals"]
         if len(mine) == len(seeds):
             table[a]["wins_per_seed"] = {
                 b: sum(x < y for x, y in zip(mine, rows[b]["totals"], strict=True))
-                for b in ALGOS if b != a and len(rows[b]["totals"]) == len(seeds)}
+                for b in rows if b != a and len(rows[b]["totals"]) == len(seeds)}
             table[a]["ties_per_seed"] = {
                 b: sum(x == y for x, y in zip(mine, rows[b]["totals"], strict=True))
-                for b in ALGOS if b != a and len(rows[b]["totals"]) == len(seeds)}
+                for b in rows if b != a and len(rows[b]["totals"]) == len(seeds)}
     o, m = table["online"], table["optimus"]
     if o["mean_completion"] and m["mean_completion"]:
         table["online"]["vs_optimus"] = {
@@ -121,7 +133,18 @@ def main() -> None:
     ap.add_argument("--checkpoint", default="", help="evaluate this checkpoint directory as online (default: shipped)")
     ap.add_argument("--reuse", type=Path, default=None, help="an earlier tapfinger_policy_eval.json with the same "
                     "seeds: keep its rows of every algorithm but online (only online is run)")
+    ap.add_argument("--durations", choices=["code", "paper"], default="code",
+                    help="sensitive-task durations of the paper settings (paper: 2-17 timesteps)")
+    ap.add_argument("--settings", default=",".join(SETTINGS), help="comma-separated paper settings to run "
+                    f"(of {', '.join(SETTINGS)}); the small regime runs only with all of them and the default durations")
+    ap.add_argument("--algorithms", default=",".join(ALGOS), help="comma-separated algorithms (online always runs)")
+    ap.add_argument("--name", default="tapfinger_policy_eval", help="output file name, without .json")
     args = ap.parse_args()
+    settings = args.settings.split(",")
+    algos = ["online"] + [a for a in args.algorithms.split(",") if a != "online"]
+    unknown = [x for x in settings if x not in SETTINGS] + [a for a in algos if a not in ALGOS]
+    if unknown:
+        raise SystemExit(f"unknown settings or algorithms: {unknown}")
     old = json.loads(args.reuse.read_text()) if args.reuse else None
     if old is not None and old["seeds"] != args.seeds:
         raise SystemExit(f"--reuse: {args.reuse} has seeds {old['seeds']}, not {args.seeds}")
@@ -133,30 +156,41 @@ def main() -> None:
     if not available():
         raise SystemExit("needs the rl extra and the shipped checkpoints")
     for name in ("online", "vanilla_marl"):  # warm-up: load the checkpoint once, outside the timings
-        api.run(name, generate("small", seed=0), **PARAMS.get(name, {}))
+        if name in algos:
+            api.run(name, generate("small", seed=0), **PARAMS.get(name, {}))
     t0 = time.perf_counter()
-    out = {"seeds": args.seeds, "checkpoints": {}, "settings": {}}
+    out = {"seeds": args.seeds, "durations": args.durations, "algorithms": algos, "checkpoints": {}, "settings": {}}
     for name, d in SHIPPED.items():
+        if name not in algos:
+            continue
         card = read_card(args.checkpoint if name == "online" and args.checkpoint else d)
         out["checkpoints"][name] = {k: card.get(k) for k in ("name", "steps", "episodes", "updates", "wall_time_s",
                                                               "hardware", "seed")}
-    out["settings"]["small"] = {
-        "regime": "small preset: 2 clusters 6 CPU/4 GPU, 6 tasks, Poisson(1), noise off; vs certified optimum",
-        "rows": run_setting(args.seeds, lambda s: generate("small", seed=s), True,
-                            old["settings"]["small"]["rows"] if old else None)}
-    for name, cfg in SETTINGS.items():
+    if set(settings) == set(SETTINGS) and args.durations == "code":
+        out["settings"]["small"] = {
+            "regime": "small preset: 2 clusters 6 CPU/4 GPU, 6 tasks, Poisson(1), noise off; vs certified optimum",
+            "rows": run_setting(args.seeds, lambda s: generate("small", seed=s), True,
+                                old["settings"]["small"]["rows"] if old else None, algos)}
+    durations = {"code": "sensitive task 2-21 timesteps (the generator's)",
+                 "paper": "sensitive task 2-17 timesteps (the paper's Sec. V-A)"}[args.durations]
+    for name in settings:
+        cfg = SETTINGS[name]
         for noise in (0.0, 0.1):
             key = f"{name}_noise{noise:g}"
+
+            def make(s, c=cfg, z=noise):
+                return with_durations(generate("paper", seed=s, noise=z, **c), args.durations)
+
             out["settings"][key] = {
                 "regime": f"paper preset: {cfg['clusters']} clusters 16/16, Poisson({cfg['arrival_rate']:g}), "
-                          f"64 tasks per cluster, noise {noise:g}",
-                "rows": run_setting(args.seeds, lambda s, c=cfg, z=noise: generate("paper", seed=s, noise=z, **c),
-                                    False, old["settings"][key]["rows"] if old else None)}
+                          f"64 tasks per cluster, noise {noise:g}, {durations}",
+                "rows": run_setting(args.seeds, make, False, old["settings"][key]["rows"] if old else None, algos)}
             print(key, "done", round(time.perf_counter() - t0), "s", flush=True)
     out["wall_s"] = round(time.perf_counter() - t0, 1)
-    path = result_path(args.out, "tapfinger_policy_eval.json")
+    path = result_path(args.out, f"{args.name}.json")
     path.write_text(json.dumps(out, indent=1))
-    _plot(out, result_path(args.out, "tapfinger_policy_fig4.png"))
+    fig = "tapfinger_policy_fig4.png" if args.name == "tapfinger_policy_eval" else f"{args.name}.png"
+    _plot(out, result_path(args.out, fig))
     for key, s in out["settings"].items():
         print(f"\n{key}: {s['regime']}")
         for a, r in s["rows"].items():
@@ -178,7 +212,7 @@ def _plot(out: dict, path) -> None:
     fig, axes = plt.subplots(2, (len(keys) + 1) // 2, figsize=(4.2 * ((len(keys) + 1) // 2), 7.2))
     for ax, key in zip(axes.T.reshape(-1), keys, strict=False):
         rows = out["settings"][key]["rows"]
-        names = [a for a in ALGOS if rows[a]["mean_completion"] is not None]
+        names = [a for a in ALGOS if a in rows and rows[a]["mean_completion"] is not None]
         x = range(len(names))
         ax.bar([i - 0.2 for i in x], [rows[a]["mean_completion"] for a in names], 0.4, label="mean")
         ax.bar([i + 0.2 for i in x], [rows[a]["median_completion"] for a in names], 0.4, label="median")

@@ -5,7 +5,8 @@ timesteps are not counted). Each measurement runs ``--updates`` MAPPO updates of
 configuration (rollouts of ``--envs`` environments in lockstep, then the PPO epochs over
 minibatches of batched graphs; no validation) after one warm-up update, and reports:
 
-* ``decisions_per_cpu_s``: decisions / CPU seconds of the process (all its threads). This is the
+* ``decisions_per_cpu_s``: decisions / CPU seconds of the process (all its threads) and of its
+  environment workers (``--workers``). This is the
   figure to read on a shared machine, where wall time depends on the other jobs;
 * ``decisions_per_wall_s``: decisions / wall seconds (only meaningful on an otherwise idle machine);
 * the split of CPU time between rollout (environment, graphs, forward passes) and update;
@@ -32,37 +33,52 @@ from pathlib import Path
 from edgeopt.bench import result_path
 
 
+def children_cpu(pids: list[int]) -> float:
+    """CPU seconds (user + system) of the live processes ``pids`` (the environment workers)."""
+    import os
+
+    tick, total = os.sysconf("SC_CLK_TCK"), 0.0
+    for pid in pids:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        total += (int(fields[11]) + int(fields[12])) / tick
+    return total
+
+
 def measure(config: str, backend: str, *, updates: int, envs: int | None, threads: int, device: str,
-            batch_size: int | None) -> dict:
+            batch_size: int | None, workers: int = 0) -> dict:
     import torch
 
     from edgeopt.tapfinger.policy.config import load_config
     from edgeopt.tapfinger.policy.trainer import Trainer
 
     cfg = load_config(config)
-    upd = {"backend": backend, "threads": threads, "device": device, "eval_every": 10**9,
+    upd = {"backend": backend, "threads": threads, "device": device, "workers": workers, "eval_every": 10**9,
            "checkpoint_every": 10**9, "total_steps": 10**9}
     if envs:
         upd["num_envs"] = envs
     if batch_size:
         upd["batch_size"] = batch_size
     cfg = cfg.model_copy(update=upd)
-    with tempfile.TemporaryDirectory() as out:
-        tr = Trainer(cfg, out)
-        tr.train_update()  # warm-up (allocator, first graphs)
-        steps0, cpu0, wall0 = tr.steps, time.process_time(), time.perf_counter()
+    with tempfile.TemporaryDirectory() as out, Trainer(cfg, out) as tr:
+        tr.train_update()  # warm-up (allocator, first graphs, worker start)
+        pids = [p.pid for p in tr.pool.procs] if tr.pool else []
+        steps0, cpu0, wall0, wcpu0 = tr.steps, time.process_time(), time.perf_counter(), children_cpu(pids)
         split = {"rollout": 0.0, "update": 0.0}
         for _ in range(updates):
             tr.train_update()
             for key in split:
                 split[key] += tr.last_cpu[key]
         cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
+        wcpu = children_cpu(pids) - wcpu0
         n = tr.steps - steps0
-    return {"config": config, "backend": backend, "device": device, "threads": threads, "num_envs": cfg.num_envs,
+    gpu = torch.cuda.get_device_name() if device == "cuda" else None
+    return {"config": config, "backend": backend, "device": device, "gpu": gpu, "threads": threads,
+            "workers": workers, "num_envs": cfg.num_envs,
             "batch_size": cfg.batch_size, "epochs": cfg.epochs, "updates": updates, "decisions": n,
-            "cpu_s": round(cpu, 2), "wall_s": round(wall, 2), "rollout_cpu_s": round(split["rollout"], 2),
+            "cpu_s": round(cpu + wcpu, 2), "main_cpu_s": round(cpu, 2), "workers_cpu_s": round(wcpu, 2),
+            "wall_s": round(wall, 2), "rollout_cpu_s": round(split["rollout"], 2),
             "update_cpu_s": round(split["update"], 2),
-            "decisions_per_cpu_s": round(n / cpu, 1), "decisions_per_wall_s": round(n / wall, 1),
+            "decisions_per_cpu_s": round(n / (cpu + wcpu), 1), "decisions_per_wall_s": round(n / wall, 1),
             "parameters": sum(p.numel() for p in tr.net.parameters()),
             "torch": torch.__version__}
 
@@ -77,6 +93,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--batch-size", type=int, default=None, help="minibatch size (default: the config's)")
     ap.add_argument("--threads", type=int, default=1, help="torch CPU threads")
     ap.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
+    ap.add_argument("--workers", default="0", help="environment worker processes, comma-separated values to "
+                    "measure each (0: in the training process)")
     ap.add_argument("--out", type=Path, default=None, help="directory for tapfinger_train_speed.json")
     args = ap.parse_args(argv)
     backends = ["dense", "pyg"] if args.backend == "both" else [args.backend]
@@ -88,17 +106,19 @@ def main(argv: list[str] | None = None) -> None:
         for backend in backends:
             if args.device == "cuda" and backend == "pyg":
                 continue
-            row = measure(config, backend, updates=args.updates, envs=n_envs or None, threads=args.threads,
-                          device=args.device, batch_size=args.batch_size)
-            rows.append(row)
-            print(json.dumps(row))
+            for workers in (int(w) for w in args.workers.split(",")):
+                row = measure(config, backend, updates=args.updates, envs=n_envs or None, threads=args.threads,
+                              device=args.device, batch_size=args.batch_size, workers=workers)
+                rows.append(row)
+                print(json.dumps(row), flush=True)
     doc = {"benchmark": "tapfinger_train_speed", "regime": "MAPPO updates without validation; CPU time of the "
            "whole process; the machine may be shared (read decisions_per_cpu_s)",
            "machine": f"{platform.machine()}, {__import__('os').cpu_count()} CPUs",
            "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
            "rows": rows}
     if args.out:
-        path = result_path(args.out, "tapfinger_train_speed.json")
+        name = "tapfinger_train_speed.json" if args.device == "cpu" else f"tapfinger_train_speed_{args.device}.json"
+        path = result_path(args.out, name)
         path.write_text(json.dumps(doc, indent=2) + "\n")
         print(f"wrote {path}")
 

@@ -5,7 +5,7 @@ tests/test_cli_catalog.py fails when it differs from what the registry reports.
 
 FAMILIES = ('edgecloud', 'hetero', 'tapfinger', 'preemptive', 'okita')
 
-SOURCES_SHA256 = '78de79ca8c0d75117c04a4a95a1cac67a805761c34322b83f3a3dc6256305435'
+SOURCES_SHA256 = 'c410d59f3353becff5112be42b4d8001d4d04d8fa8f210b693b84378db662fe6'
 
 GUARDS = [{'algorithms': ['online', 'vanilla_marl'],
   'family': 'tapfinger',

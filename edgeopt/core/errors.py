@@ -28,6 +28,14 @@ class InputError(ValueError):
         more = f" (and {len(self.details) - 1} more error(s))" if len(self.details) > 1 else ""
         super().__init__(f"{field}: {message}{more}")
 
+    def __reduce__(self) -> tuple:
+        # pickled whole (worker processes, Dask) so it arrives with its field, message and details
+        return (_input_error, (self.field, self.message, tuple(self.details)))
+
+
+def _input_error(field: str, message: str, details: tuple[str, ...]) -> InputError:
+    return InputError(field, message, details=details)
+
 
 class ModelError(RuntimeError):
     """A solver or algorithm produced something that contradicts the model.

@@ -44,3 +44,14 @@ def test_read_json_errors_name_the_file(tmp_path, content):
         path.write_bytes(content)
     with pytest.raises(InputError, match="bad.json"):
         read_json(path)
+
+
+def test_input_error_survives_pickling_with_field_message_and_details():
+    import pickle
+
+    from edgeopt.core import InputError
+
+    err = InputError("jobs.3.epochs", "must be positive", details=["jobs.3.epochs: must be positive", "x: y"])
+    back = pickle.loads(pickle.dumps(err))
+    assert isinstance(back, InputError)
+    assert (back.field, back.message, back.details, str(back)) == (err.field, err.message, err.details, str(err))

@@ -216,3 +216,45 @@ def test_paper_durations_option_gives_2_to_17_timesteps():
         inst = training_instance(_tiny_train(sensitive_durations=durations), 0)
         model = next(t.progress for t in inst.task_types if t.progress.kind == "sensitive")
         assert [run_duration(model, 1, g, inst.timestep_seconds) for g in (1, 16)] == [slow, 2]
+
+
+def test_worker_processes_give_the_same_rollouts_and_training_as_one_process(tmp_path):
+    from edgeopt.tapfinger.policy.trainer import Trainer, rollouts, training_instance
+    from edgeopt.tapfinger.policy.vecenv import EnvPool
+
+    cfg = _tiny_train(num_envs=3)
+    net = build_model(cfg.policy)
+    instances = [training_instance(cfg, e) for e in range(3)]
+    pool = EnvPool(2, cfg.policy)
+    try:
+        got = []
+        for p in (None, pool, pool):  # the pool twice: a second rollout reuses the same workers
+            steps, samples = [], []
+            stats = rollouts(net, cfg, instances, torch.Generator().manual_seed(5), steps, samples, p)
+            got.append((stats, [(s["step"], s["agent"], s["k"], s["cell"], s["m"], s["logp"], s["reward"])
+                                for s in samples], len(steps)))
+    finally:
+        pool.close()
+    assert got[0] == got[1] == got[2] and got[0][2] > 0
+    weights = []
+    for name, workers in (("local", 0), ("pool", 2)):
+        with Trainer(_tiny_train(workers=workers), tmp_path / name) as tr:
+            tr.run(max_updates=2)
+            weights.append(tr.net.state_dict())
+    assert all(torch.equal(weights[0][k], weights[1][k]) for k in weights[0])
+
+
+def test_a_worker_error_reaches_the_main_process_and_the_pool_stays_usable():
+    from edgeopt.core import InputError
+    from edgeopt.tapfinger.policy.trainer import training_instance
+    from edgeopt.tapfinger.policy.vecenv import EnvPool
+
+    cfg = _tiny_train()
+    pool = EnvPool(2, cfg.policy)
+    try:
+        too_big = generate("hetero_clusters", seed=0, jobs=12)  # clusters beyond the policy's 16 x 16 grid
+        with pytest.raises(InputError, match="grid"):
+            pool.start([training_instance(cfg, 0), too_big])
+        assert all(s is not None for s in pool.start([training_instance(cfg, e) for e in range(3)]).reset())
+    finally:
+        pool.close()

@@ -42,19 +42,24 @@ def _atomic(path: Path, write) -> None:
             os.unlink(tmp)
 
 
-def hardware() -> str:
-    return f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, torch {torch.__version__}, CPU only"
+def hardware(device: torch.device | str = "cpu") -> str:
+    """Where a run trained: processor, cores, torch, and the GPU when the network ran on one."""
+    where = "CPU only"
+    if torch.device(device).type == "cuda":
+        where = f"GPU {torch.cuda.get_device_name(torch.device(device))}"
+    return f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, torch {torch.__version__}, {where}"
 
 
 def save(directory: str | Path, net: torch.nn.Module, cfg: PolicyConfig, card: dict[str, Any],
          trainer_state: dict[str, Any] | None = None) -> None:
     """Write weights, card and (optionally) trainer state atomically into ``directory``."""
     d = Path(directory)
-    state = {k: v.detach().contiguous().clone() for k, v in net.state_dict().items()}
+    state = {k: v.detach().cpu().contiguous().clone() for k, v in net.state_dict().items()}
     _atomic(d / "model.safetensors", lambda p: save_file(state, p))
     if trainer_state is not None:
         _atomic(d / "trainer.pt", lambda p: torch.save(trainer_state, p))
-    full = {"policy": cfg.model_dump(mode="json"), "hardware": hardware(), **card}
+    device = next(net.parameters()).device
+    full = {"policy": cfg.model_dump(mode="json"), "hardware": hardware(device), **card}
     _atomic(d / "card.json", lambda p: Path(p).write_text(json.dumps(full, indent=2, sort_keys=True) + "\n"))
 
 
@@ -88,4 +93,4 @@ def load(directory: str | Path, expected: PolicyConfig | None = None,
 
 
 def load_trainer_state(directory: str | Path) -> dict[str, Any]:
-    return torch.load(Path(directory) / "trainer.pt", weights_only=True)
+    return torch.load(Path(directory) / "trainer.pt", weights_only=True, map_location="cpu")  # a GPU run resumes anywhere

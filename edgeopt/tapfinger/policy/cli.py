@@ -59,6 +59,9 @@ def train(
             bar.update(task, completed=min(row["steps"], cfg.total_steps), episodes=row["episodes"],
                        ret=f"{row['mean_return']:.0f}", ev=f"{ev:.2f}" if ev != "" else "-")
 
-        trainer.run(max_seconds=max_minutes * 60 if max_minutes else None, on_update=show)
+        try:
+            trainer.run(max_seconds=max_minutes * 60 if max_minutes else None, on_update=show)
+        finally:
+            trainer.close()
     typer.echo(f"checkpoint: {out} (steps {trainer.steps}, updates {trainer.update}, "
                f"wall {trainer.wall:.0f} s); metrics: {out / 'metrics.csv'}")

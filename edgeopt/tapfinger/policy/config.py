@@ -94,6 +94,9 @@ class TrainConfig(BaseModel):
     #: HAN implementation: padded dense (default, faster at these graph sizes) or PyG's sparse HANConv
     backend: Literal["dense", "pyg"] = "dense"
     device: Literal["cpu", "cuda"] = "cpu"  # cuda: network and minibatches on the GPU (dense backend)
+    #: worker processes that step the rollout's environments (0: this process); the run is the same,
+    #: only faster where the forward pass is cheap next to the environments (a GPU, many cores)
+    workers: int = Field(0, ge=0)
 
     #: training instance seeds start here; benchmark seeds are small integers, never this large
     train_seed_base: int = 1_000_000

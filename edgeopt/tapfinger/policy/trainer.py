@@ -24,20 +24,20 @@ import csv
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import numpy as np
 import torch
 
-from edgeopt.tapfinger.env import TapFingerEnv
 from edgeopt.tapfinger.instance import Instance, generate
 from edgeopt.tapfinger.loop import run_episode
 from edgeopt.tapfinger.policy import checkpoint
 from edgeopt.tapfinger.policy.config import TrainConfig
 from edgeopt.tapfinger.policy.conflict import allocation_kept
 from edgeopt.tapfinger.policy.mappo import gae, ppo_loss
-from edgeopt.tapfinger.policy.model import build_model, check_env, decide_many, prepare
-from edgeopt.tapfinger.policy.runner import LearnedPolicy, to_decision, torch_threads
+from edgeopt.tapfinger.policy.model import build_model, decide_many
+from edgeopt.tapfinger.policy.runner import LearnedPolicy, torch_threads
+from edgeopt.tapfinger.policy.vecenv import EnvPool, LocalEnvs, choices
 
 METRICS = ["update", "steps", "episodes", "mean_return", "mean_completion", "loss", "policy_loss", "value_loss",
            "entropy", "clip_frac", "conflicts_lost", "invalid_actions", "eval_mean_completion", "wall_s"]
@@ -65,44 +65,44 @@ def training_instance(cfg: TrainConfig, episode: int) -> Instance:
 
 
 def rollouts(net: torch.nn.Module, cfg: TrainConfig, instances: list[Instance], gen: torch.Generator,
-             steps: list, samples: list) -> list[dict[str, float]]:
+             steps: list, samples: list, pool: EnvPool | None = None) -> list[dict[str, float]]:
     """Sampled episodes of ``instances`` in lockstep (one forward pass per timestep for all of them);
-    appends their timesteps to ``steps`` and their decision samples to ``samples``."""
-    envs = [TapFingerEnv(inst) for inst in instances]
-    for env in envs:
-        check_env(env, cfg.policy)
-    state = [list(env.reset(seed=0)) for env in envs]
-    per_agent: list[list[list[dict]]] = [[[] for _ in range(env.N)] for env in envs]
-    stats = [{"return": 0.0, "conflicts_lost": 0, "invalid_actions": 0} for _ in envs]
+    appends their timesteps to ``steps`` and their decision samples to ``samples``. ``pool``: step the
+    environments in its worker processes (the same episodes, see `vecenv`); None: in this process."""
+    envs = pool.start(instances) if pool is not None else LocalEnvs(instances, cfg.policy)
+    names = envs.agents
+    state = envs.reset()
+    per_agent: list[list[list[dict]]] = [[[] for _ in agents] for agents in names]
+    stats = [{"return": 0.0, "conflicts_lost": 0, "invalid_actions": 0} for _ in instances]
     while True:
-        live = [e for e, env in enumerate(envs) if env.agents]
+        live = [e for e, s in enumerate(state) if s is not None]
         if not live:
             break
-        now = [prepare(envs[e], state[e][0], state[e][1], cfg.policy) for e in live]
+        now = [state[e] for e in live]
         outs = decide_many(net, now, sample=True, generator=gen)
-        for e, step, out in zip(live, now, outs, strict=True):
-            env, st = envs[e], stats[e]
+        first = len(steps)
+        for step in now:
             step.alloc_mask = None  # kept per sample below (only the chosen slot's mask)
-            idx = len(steps)
             steps.append(step)
-            d = to_decision(env, out, cfg.policy)
-            obs, rewards, _, _, infos = env.step(d.actions, d.selection_probs)
-            state[e] = [obs, infos]
-            for i, n in enumerate(out.get("agents", [])):
-                m = allocation_kept(infos.get(env.possible_agents[n], {}))
+        moves = envs.step({e: choices(out) for e, out in zip(live, outs, strict=True)})
+        for i, (e, step, out) in enumerate(zip(live, now, outs, strict=True)):
+            move, st, idx = moves[e], stats[e], first + i
+            state[e] = move.next
+            for j, n in enumerate(out.get("agents", [])):
+                m = allocation_kept(move.flags[names[e][n]])
                 per_agent[e][n].append({
-                    "step": idx, "agent": n, "k": int(out["k"][i]), "cell": int(out["cell"][i]), "m": float(m),
-                    "task_mask": step.task_mask[n].copy(), "alloc_mask": out["alloc_mask"][i].clone(),
-                    "logp": float(out["logp_task"][i] + (out["logp_alloc"][i] if m else 0.0)),
-                    "value": float(out["value"][i]), "reward": 0.0})
-            for n, a in enumerate(env.possible_agents):
-                st["return"] += rewards.get(a, 0.0)
+                    "step": idx, "agent": n, "k": int(out["k"][j]), "cell": int(out["cell"][j]), "m": float(m),
+                    "task_mask": step.task_mask[n].copy(), "alloc_mask": out["alloc_mask"][j].clone(),
+                    "logp": float(out["logp_task"][j] + (out["logp_alloc"][j] if m else 0.0)),
+                    "value": float(out["value"][j]), "reward": 0.0})
+            for n, a in enumerate(names[e]):
+                r = move.rewards.get(a, 0.0)
+                st["return"] += r
                 if per_agent[e][n]:  # idle timesteps fold into the last decision's reward
-                    per_agent[e][n][-1]["reward"] += rewards.get(a, 0.0) * cfg.reward_scale
-                inf = infos.get(a, {})
-                st["conflicts_lost"] += bool(inf.get("conflict_lost"))
-                st["invalid_actions"] += bool(inf.get("invalid_action"))
-    for env, inst, agents, st in zip(envs, instances, per_agent, stats, strict=True):
+                    per_agent[e][n][-1]["reward"] += r * cfg.reward_scale
+                st["conflicts_lost"] += move.flags[a]["conflict_lost"]
+                st["invalid_actions"] += move.flags[a]["invalid_action"]
+    for inst, agents, st, left in zip(instances, per_agent, stats, envs.unfinished(), strict=True):
         for seq in agents:
             if not seq:
                 continue
@@ -112,7 +112,7 @@ def rollouts(net: torch.nn.Module, cfg: TrainConfig, instances: list[Instance], 
                 s["adv"], s["ret"] = float(a_), float(r_)
             samples.extend(seq)
         st["mean_completion"] = -st["return"] / max(1, len(inst.tasks))
-        st["unfinished"] = len(env.unfinished())
+        st["unfinished"] = left
     return stats
 
 
@@ -192,6 +192,7 @@ class Trainer:
         self.cpu = 0.0  # CPU seconds of the training process's updates (all threads), validation included
         self.last_eval: float | None = None
         self.best_eval: float | None = None
+        self.pool: EnvPool | None = None  # started at the first update when cfg.workers > 0
         if resume and (self.out / "trainer.pt").exists():
             self._restore()
         elif (self.out / "metrics.csv").exists():
@@ -252,7 +253,9 @@ class Trainer:
         steps: list = []
         samples: list[dict] = []
         instances = [training_instance(cfg, self.episodes + e) for e in range(cfg.num_envs)]
-        eps = rollouts(self.net, cfg, instances, self.gen, steps, samples)
+        if cfg.workers and self.pool is None:
+            self.pool = EnvPool(cfg.workers, cfg.policy)
+        eps = rollouts(self.net, cfg, instances, self.gen, steps, samples, self.pool)
         self.episodes += cfg.num_envs
         self.steps += len(samples)
         c1 = time.process_time()
@@ -300,6 +303,18 @@ class Trainer:
         if self.update % cfg.checkpoint_every == 0:
             self._save()
         return row
+
+    def close(self) -> None:
+        """Stop the environment workers, if any (they are daemons: they also end with this process)."""
+        if self.pool is not None:
+            self.pool.close()
+            self.pool = None
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def run(self, *, max_updates: int | None = None, max_seconds: float | None = None,
             on_update: Callable[[dict[str, Any]], None] | None = None) -> None:
