@@ -18,6 +18,8 @@ would meet Optimus (an extrapolation, stated as one).
 
     python benchmarks/tapfinger_learning_curve.py --run runs/mid --out benchmarks/results \\
         --figure docs/img/tapfinger_learning_curve.png
+    python benchmarks/tapfinger_learning_curve.py --run runs/full_cuda --name tapfinger_learning_curve_full_cuda \\
+        --out benchmarks/results --figure docs/img/tapfinger_learning_curve_full_cuda.png
 """
 
 from __future__ import annotations
@@ -121,6 +123,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--run", type=Path, required=True, help="training run directory (metrics.csv, card.json)")
     ap.add_argument("--out", type=Path, default=None, help="directory for tapfinger_learning_curve.json")
     ap.add_argument("--figure", type=Path, default=None, help="PNG of the curve")
+    ap.add_argument("--name", default="tapfinger_learning_curve", help="output file name, without .json")
     args = ap.parse_args(argv)
     from edgeopt.tapfinger.policy.checkpoint import read_card
     from edgeopt.tapfinger.policy.config import TrainConfig
@@ -143,7 +146,7 @@ def main(argv: list[str] | None = None) -> None:
            "summary": summarise(curve, refs), "reference_cpu_s": round(time.process_time() - c0, 2)}
     print(json.dumps({k: doc[k] for k in ("references", "summary")}, indent=1))
     if args.out:
-        path = result_path(args.out, "tapfinger_learning_curve.json")
+        path = result_path(args.out, f"{args.name}.json")
         path.write_text(json.dumps(doc, indent=1) + "\n")
         print("wrote", path)
     if args.figure:
