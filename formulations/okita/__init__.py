@@ -9,7 +9,8 @@ time limit covers building and solving (a `Deadline` is started on entry):
 
 ``SIZES`` estimates each model before it is built, so the solve path can refuse one above budget.
 ``milp.lp_relaxation`` and ``bounds.latency_bound`` (each job alone in empty sites; scales to the paper preset)
-are lower bounds, named as such, for instances too large to certify.
+are lower bounds, named as such, for instances too large to certify. ``NEIGHBOURHOODS``: the
+large-neighbourhood search's windows, re-solved with the CP-SAT model (``lns.py``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from edgeopt.core import ModelSize, Result
+from edgeopt.core.lns import Neighbourhood
 from edgeopt.core.lowerbound import BoundMethod
 from formulations import LazyFunction, lazy_attributes
 from formulations.okita import milp
@@ -31,5 +33,7 @@ SIZES: dict[str, Callable[..., ModelSize]] = {"milp": milp.model_size,
                                               "cpsat": LazyFunction(f"{__name__}.cpsat", "model_size")}
 #: Certified lower bounds (``edgeopt bound``; the first is ``auto``): ``lpbound.py``.
 LOWER_BOUNDS: dict[str, BoundMethod] = {"worker_lp": WORKER_LP}
+#: Large-neighbourhood search plug-ins by the exact model of their windows (``solve --lns``): ``lns.py``.
+NEIGHBOURHOODS: dict[str, Callable[[], Neighbourhood]] = {"cpsat": LazyFunction(f"{__name__}.lns", "neighbourhood")}
 
 __all__ = ["LOWER_BOUNDS", "METHODS", "SIZES", "build_cpsat", "build_milp", "latency_bound", "lp_relaxation", "solve_cpsat", "solve_milp"]

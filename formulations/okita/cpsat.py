@@ -18,11 +18,15 @@ that error so that it bounds the true optimum (`formulations.common.finish`). ``
 variable (``exch >= cost``): an incumbent CP-SAT stopped at its limit may carry slack in it, so its model
 value is then only at least its cost (it is tight at a proven optimum). Resource demands, capacities,
 rho_i and E_i are scaled by 1000 and must be integral after scaling (checked: InputError otherwise).
+
+`build_cpsat` also builds the sub-model of a large-neighbourhood window (``lns.py``): a subset of the jobs,
+the others' entries fixed as constants in (2d), optionally fewer slots and the transfers as totals.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -56,6 +60,11 @@ def _rounded(x: float) -> tuple[int, float]:
     return v, (0.0 if err <= _NOISE_RTOL * max(1.0, abs(x)) else err)
 
 
+def scaled_cost(x: float) -> int:
+    """A cost in the model's integer units (times ``SCALE``, rounded as every coefficient of the model)."""
+    return _rounded(x)[0]
+
+
 def rounding_error(instance: Instance) -> float:
     """The most the CP-SAT model's objective (divided by SCALE) can differ from the true objective (2) of
     the same schedule: per job, the latency table's largest rounding, plus each data-transfer price's
@@ -84,88 +93,242 @@ def model_size(instance: Instance) -> ModelSize:
     return ModelSize(nv, nc, nz, note="the transfer variables grow as jobs x slots x sites^2")
 
 
-def build_cpsat(instance: Instance, *, deadline: Deadline | None = None):
-    """(model, variables) of the CP-SAT model (never solves)."""
+def fixed_usage(instance: Instance, fixed: Schedule | None, skip: set[int]) -> dict[tuple[int, int, int], int]:
+    """Resources (scaled by ``UNIT``) that the entries of ``fixed``'s jobs not in ``skip`` hold, per (site,
+    resource, slot): the workers' m y and the PS's n of (2d). A sub-model subtracts them from the capacity,
+    so whatever it schedules merged with these entries still satisfies (2d) for the whole instance."""
+    out: dict[tuple[int, int, int], int] = {}
+    if fixed is None:
+        return out
+    K = len(instance.resources)
+    for js in fixed.jobs:
+        if js.job in skip:
+            continue
+        job = instance.jobs[js.job]
+        mk = [_int(v, f"jobs.{js.job}.worker_demand") for v in job.worker_demand]
+        nk = [_int(v, f"jobs.{js.job}.ps_demand") for v in job.ps_demand]
+        for e in js.slots:
+            for r, y in e.workers.items():
+                for k in range(K):
+                    out[int(r), k, e.slot] = out.get((int(r), k, e.slot), 0) + mk[k] * int(y)
+            if e.ps_site is not None and e.n_workers > 0:
+                for k in range(K):
+                    out[int(e.ps_site), k, e.slot] = out.get((int(e.ps_site), k, e.slot), 0) + nk[k]
+    return out
+
+
+def build_cpsat(instance: Instance, *, deadline: Deadline | None = None, jobs: Iterable[int] | None = None,
+                fixed: Schedule | None = None, last_slot: dict[int, int] | None = None,
+                per_slot_transfers: bool = True):
+    """(model, variables) of the CP-SAT model (never solves).
+
+    The defaults model the whole program (2). For a large-neighbourhood window (``lns.py``):
+
+    * ``jobs``: the job indices to model (the free jobs); the objective is their cost alone (the others'
+      is a constant of the window);
+    * ``fixed``: a schedule whose entries of the jobs not modelled hold their resources as constants in
+      the (2d) rows (`fixed_usage`), so a solution merged with them is feasible for the whole instance;
+    * ``last_slot``: ``{job: slot}``, the last slot modelled for that job (default T-1): a restriction
+      (every solution stays feasible) that keeps a window of paper-scale jobs small, since each slot
+      costs R^2 transfer variables;
+    * ``per_slot_transfers=False``: the transfers as R^2 totals per job and R trained counts per slot
+      (`_add_total_transfers`), an exact reformulation: R^2 transfer variables per job, not per job and slot.
+
+    ``variables["slots"][i]`` is the range of slots modelled for job i.
+    """
     from ortools.sat.python import cp_model
 
-    R, K, T = len(instance.sites), len(instance.resources), instance.horizon
-    C, q = instance.capacity, instance.q
-    Y = worker_bounds(instance)
     md = cp_model.CpModel()
-    V: dict[str, Any] = {"y": {}, "s": {}, "act": {}, "g": {}, "c": {}, "lat": {}, "exch": {}}
-    obj = []
+    V: dict[str, Any] = {"y": {}, "s": {}, "act": {}, "g": {}, "c": {}, "lat": {}, "exch": {}, "offset": {},
+                         "G": {}, "h": {}, "slots": {}}
+    obj: list = []
     use: dict[tuple[int, int, int], list] = {}
-    for i, job in enumerate(instance.jobs):
+    chosen = range(len(instance.jobs)) if jobs is None else sorted({int(i) for i in jobs})
+    Y = worker_bounds(instance)
+    for i in chosen:
         if deadline is not None:
             deadline.check()
-        a = job.arrival
-        rho, E = _int(job.worker_chunks_per_slot, f"jobs.{i}.worker_chunks_per_slot"), job.epochs * UNIT
-        mk = [_int(v, f"jobs.{i}.worker_demand") for v in job.worker_demand]
-        nk = [_int(v, f"jobs.{i}.ps_demand") for v in job.ps_demand]
-        acts = []
-        origin: dict[int, list] = {r: [] for r in range(R)}
-        for t in range(a, T):
-            act = md.new_bool_var(f"act_{i}_{t}")
-            acts.append(act)
-            V["act"][i, t] = act
-            ys = [md.new_int_var(0, int(Y[i, r]), f"y_{i}_{r}_{t}") for r in range(R)]
-            ss = [md.new_bool_var(f"s_{i}_{r}_{t}") for r in range(R)]
-            for r in range(R):
-                V["y"][i, r, t], V["s"][i, r, t] = ys[r], ss[r]
-                md.add(ys[r] <= int(Y[i, r]) * act)
-                for k in range(K):
-                    use.setdefault((r, k, t), []).append((mk[k], ys[r]))
-                    if nk[k]:
-                        use[r, k, t].append((nk[k], ss[r]))
-            md.add(sum(ss) == act)  # (2c)
-            md.add(sum(ys) >= act)
-            gs = {}
-            for r in range(R):
-                for r2 in range(R):
-                    g = md.new_int_var(0, job.data_chunks[r], f"g_{i}_{r}_{r2}_{t}")
-                    gs[r, r2] = g
-                    V["g"][i, r, r2, t] = g
-                    origin[r].append(g)
-                    coef = _rounded(float(q[r, r2]) * job.chunk_size_mb)[0]
-                    if coef and r != r2:
-                        obj.append(coef * g)
-            for r2 in range(R):  # (2b)
-                md.add(rho * ys[r2] >= E * sum(gs[r, r2] for r in range(R)))
-            coefs = [[_rounded(float(q[r, r2]) * job.param_size_mb)[0] for r in range(R)] for r2 in range(R)]
-            ub = max(sum(coefs[r2][r] * int(Y[i, r]) for r in range(R)) for r2 in range(R))
-            exch = md.new_int_var(0, max(0, ub), f"exch_{i}_{t}")
-            V["exch"][i, t] = exch
-            for r2 in range(R):  # (1): exchange with the PS at r2, when it is there
-                md.add(exch >= sum(coefs[r2][r] * ys[r] for r in range(R))).only_enforce_if(ss[r2])
-            obj.append(exch)
-        for r in range(R):  # (2a)/(3)
-            md.add(sum(origin[r]) == job.data_chunks[r])
-        c = md.new_int_var(a, T - 1, f"completion_{i}")
-        V["c"][i] = c
-        for t in range(a, T):
-            md.add(c >= t).only_enforce_if(V["act"][i, t])
-        idx = md.new_int_var(0, T - 1 - a, f"completion_offset_{i}")
-        md.add(idx == c - a)
-        md.add_element(idx, acts, 1)  # (2e): the completion slot has workers
-        table = [_rounded(float(v))[0] for v in instance.latency_table(i)[a:]]
-        lat = md.new_int_var(min(table), max(table), f"latency_{i}")
-        md.add_element(idx, table, lat)
-        V["lat"][i] = lat
-        obj.append(lat)
-    for (r, k, t), terms in use.items():  # (2d)
-        if terms:
-            md.add(sum(coef * v for coef, v in terms if coef) <= _int(float(C[r, k]), f"sites.{r}.capacity"))
+        a, last = instance.jobs[i].arrival, instance.horizon - 1
+        if last_slot is not None and i in last_slot:
+            last = max(a, min(last, int(last_slot[i])))
+        V["slots"][i] = range(a, last + 1)
+        _add_job(md, instance, i, Y, V, obj, use, per_slot=per_slot_transfers)
+    taken = fixed_usage(instance, fixed, set(chosen))
+    _add_capacity(md, instance, use, taken)
     md.minimize(sum(obj))
     return md, V
 
 
+def _add_job(md: Any, instance: Instance, i: int, Y: np.ndarray, V: dict[str, Any], obj: list, use: dict,
+             per_slot: bool = True) -> None:
+    """Job i's variables and rows over its slots ``V["slots"][i]``: (2a)-(2c), (2e), the exchange (1),
+    and its terms of the (2d) rows (collected in ``use``); its costs go to ``obj``. ``per_slot``: the
+    transfers as g[i, r, r2, t] (the default model) or as totals (`_add_total_transfers`)."""
+    R = len(instance.sites)
+    job = instance.jobs[i]
+    slots = V["slots"][i]
+    rho, E = _int(job.worker_chunks_per_slot, f"jobs.{i}.worker_chunks_per_slot"), job.epochs * UNIT
+    acts = []
+    origin: dict[int, list] = {r: [] for r in range(R)}
+    trained: dict[int, list] = {r: [] for r in range(R)}
+    for t in slots:
+        ys, ss = _add_slot_workers(md, instance, i, t, Y, V, use)
+        acts.append(V["act"][i, t])
+        if per_slot:
+            gs = _add_slot_transfers(md, instance, i, t, V, obj, origin)
+            into = [sum(gs[r, r2] for r in range(R)) for r2 in range(R)]
+        else:
+            into = [md.new_int_var(0, job.total_chunks, f"h_{i}_{r2}_{t}") for r2 in range(R)]
+            for r2 in range(R):
+                V["h"][i, r2, t] = into[r2]
+                trained[r2].append(into[r2])
+        for r2 in range(R):  # (2b)
+            md.add(rho * ys[r2] >= E * into[r2])
+        _add_slot_exchange(md, instance, i, t, Y, ys, ss, V, obj)
+    if not per_slot:
+        _add_total_transfers(md, instance, i, V, obj, origin, trained)
+    for r in range(R):  # (2a)/(3)
+        md.add(sum(origin[r]) == job.data_chunks[r])
+    _add_completion(md, instance, i, acts, V, obj)
+
+
+def _add_slot_workers(md: Any, instance: Instance, i: int, t: int, Y: np.ndarray, V: dict[str, Any], use: dict):
+    """act, y and s of job i in slot t with (2c) and the link y <= Y act, sum y >= act; (2d) terms to ``use``."""
+    R, K = len(instance.sites), len(instance.resources)
+    job = instance.jobs[i]
+    mk = [_int(v, f"jobs.{i}.worker_demand") for v in job.worker_demand]
+    nk = [_int(v, f"jobs.{i}.ps_demand") for v in job.ps_demand]
+    act = md.new_bool_var(f"act_{i}_{t}")
+    V["act"][i, t] = act
+    ys = [md.new_int_var(0, int(Y[i, r]), f"y_{i}_{r}_{t}") for r in range(R)]
+    ss = [md.new_bool_var(f"s_{i}_{r}_{t}") for r in range(R)]
+    for r in range(R):
+        V["y"][i, r, t], V["s"][i, r, t] = ys[r], ss[r]
+        md.add(ys[r] <= int(Y[i, r]) * act)
+        for k in range(K):
+            use.setdefault((r, k, t), []).append((mk[k], ys[r]))
+            if nk[k]:
+                use[r, k, t].append((nk[k], ss[r]))
+    md.add(sum(ss) == act)  # (2c)
+    md.add(sum(ys) >= act)
+    return ys, ss
+
+
+def _add_slot_transfers(md: Any, instance: Instance, i: int, t: int, V: dict[str, Any], obj: list,
+                        origin: dict[int, list]) -> dict[tuple[int, int], Any]:
+    """g[i, r, r2, t]: chunks moved from r and trained at r2 in slot t, with their cost (1)."""
+    R, q, job = len(instance.sites), instance.q, instance.jobs[i]
+    gs = {}
+    for r in range(R):
+        for r2 in range(R):
+            g = md.new_int_var(0, job.data_chunks[r], f"g_{i}_{r}_{r2}_{t}")
+            gs[r, r2] = g
+            V["g"][i, r, r2, t] = g
+            origin[r].append(g)
+            coef = _rounded(float(q[r, r2]) * job.chunk_size_mb)[0]
+            if coef and r != r2:
+                obj.append(coef * g)
+    return gs
+
+
+def _add_total_transfers(md: Any, instance: Instance, i: int, V: dict[str, Any], obj: list,
+                         origin: dict[int, list], trained: dict[int, list]) -> None:
+    """G[i, r, r2]: chunks moved from r to r2 over all slots, with their cost (1), and ``sum_r G[r, r2] =
+    sum_t h[r2, t]``. Exact: a transfer's cost does not depend on its slot, and any per-slot trained
+    counts h with these totals split into per-slot g (`split_transfers`), so only the R^2 totals are
+    variables instead of R^2 per slot."""
+    R, q, job = len(instance.sites), instance.q, instance.jobs[i]
+    into: dict[int, list] = {r2: [] for r2 in range(R)}
+    for r in range(R):
+        for r2 in range(R):
+            g = md.new_int_var(0, job.data_chunks[r], f"G_{i}_{r}_{r2}")
+            V["G"][i, r, r2] = g
+            origin[r].append(g)
+            into[r2].append(g)
+            coef = _rounded(float(q[r, r2]) * job.chunk_size_mb)[0]
+            if coef and r != r2:
+                obj.append(coef * g)
+    for r2 in range(R):
+        md.add(sum(into[r2]) == sum(trained[r2]))
+
+
+def _add_slot_exchange(md: Any, instance: Instance, i: int, t: int, Y: np.ndarray, ys: list, ss: list,
+                       V: dict[str, Any], obj: list) -> None:
+    """exch[i, t] >= the parameter exchange (1) of the workers with the PS, enforced at the PS's site."""
+    R, q, job = len(instance.sites), instance.q, instance.jobs[i]
+    coefs = [[_rounded(float(q[r, r2]) * job.param_size_mb)[0] for r in range(R)] for r2 in range(R)]
+    ub = max(sum(coefs[r2][r] * int(Y[i, r]) for r in range(R)) for r2 in range(R))
+    exch = md.new_int_var(0, max(0, ub), f"exch_{i}_{t}")
+    V["exch"][i, t] = exch
+    for r2 in range(R):  # (1): exchange with the PS at r2, when it is there
+        md.add(exch >= sum(coefs[r2][r] * ys[r] for r in range(R))).only_enforce_if(ss[r2])
+    obj.append(exch)
+
+
+def _add_completion(md: Any, instance: Instance, i: int, acts: list, V: dict[str, Any], obj: list) -> None:
+    """The completion slot c[i] (2e) and the latency cost f_i(c - a + 1) by an element constraint."""
+    slots, a = V["slots"][i], instance.jobs[i].arrival
+    c = md.new_int_var(a, slots[-1], f"completion_{i}")
+    V["c"][i] = c
+    for t in slots:
+        md.add(c >= t).only_enforce_if(V["act"][i, t])
+    idx = md.new_int_var(0, slots[-1] - a, f"completion_offset_{i}")
+    md.add(idx == c - a)
+    V["offset"][i] = idx
+    md.add_element(idx, acts, 1)  # (2e): the completion slot has workers
+    table = [_rounded(float(v))[0] for v in instance.latency_table(i)[a:slots[-1] + 1]]
+    lat = md.new_int_var(min(table), max(table), f"latency_{i}")
+    md.add_element(idx, table, lat)
+    V["lat"][i] = lat
+    obj.append(lat)
+
+
+def _add_capacity(md: Any, instance: Instance, use: dict, taken: dict[tuple[int, int, int], int]) -> None:
+    """(2d) per site, resource and slot with a modelled term: the modelled jobs' m y + n s fit in what the
+    fixed jobs leave of C."""
+    C = instance.capacity
+    for (r, k, t), terms in use.items():  # (2d)
+        if terms:
+            cap = _int(float(C[r, k]), f"sites.{r}.capacity") - taken.get((r, k, t), 0)
+            md.add(sum(coef * v for coef, v in terms if coef) <= cap)
+
+
+def split_transfers(totals: np.ndarray, trained: dict[int, np.ndarray]) -> dict[int, np.ndarray]:
+    """Per-slot transfers g [R, R] (from, to) from the totals G [R, R] and the chunks trained per slot
+    ``trained`` {t: [R]}: at each destination, the slots take the origins' chunks in turn. Possible
+    whenever every column of G sums to that destination's trained chunks over the slots."""
+    left = totals.copy()
+    out = {}
+    for t in sorted(trained):
+        g = np.zeros_like(left)
+        for r2 in np.flatnonzero(trained[t]):
+            need = int(trained[t][r2])
+            for r in np.flatnonzero(left[:, r2]):
+                take = min(need, int(left[r, r2]))
+                g[r, r2] += take
+                left[r, r2] -= take
+                need -= take
+                if not need:
+                    break
+        out[t] = g
+    return out
+
+
 def extract_cpsat(solver: Any, V: dict[str, Any], instance: Instance) -> Schedule:
+    """The schedule of the modelled jobs (all of them for the default model) in ``solver``'s solution."""
     R = len(instance.sites)
     entries: dict[int, list] = {}
-    for i, job in enumerate(instance.jobs):
-        for t in range(job.arrival, instance.horizon):
-            y = np.array([solver.value(V["y"][i, r, t]) for r in range(R)], dtype=np.int64)
-            g = np.array([[solver.value(V["g"][i, r, r2, t]) for r2 in range(R)] for r in range(R)], dtype=np.int64)
+    for i, slots in V["slots"].items():
+        ys = {t: np.array([solver.value(V["y"][i, r, t]) for r in range(R)], dtype=np.int64) for t in slots}
+        if (i, 0, 0) in V["G"]:
+            G = np.array([[solver.value(V["G"][i, r, r2]) for r2 in range(R)] for r in range(R)], dtype=np.int64)
+            h = {t: np.array([solver.value(V["h"][i, r2, t]) for r2 in range(R)], dtype=np.int64) for t in slots}
+            gs = split_transfers(G, h)
+        else:
+            gs = {t: np.array([[solver.value(V["g"][i, r, r2, t]) for r2 in range(R)] for r in range(R)],
+                              dtype=np.int64) for t in slots}
+        for t in slots:
+            y, g = ys[t], gs[t]
             if not y.any() and not g.any():
                 continue
             ps = next((r for r in range(R) if solver.value(V["s"][i, r, t])), None) if y.any() else None
