@@ -16,6 +16,9 @@ with a validated schedule of MINLP (2):
   time-bucketed (still lower bounds), built with highspy's matrix API for 300 jobs / 100 servers
   (``lp4_large.py``); ``jct=True`` gives a lower bound on the JCT of (2) itself.
 
+``NEIGHBOURHOODS``: the large-neighbourhood search's windows (``solve --lns``), solved with the
+CP-SAT model of a few jobs over what the others leave (``lns.py``).
+
 The dual (6) is ``ilp4.build_dual6`` / ``ilp4.solve_dual6``; the LP whose dual it is,
 with (alpha, beta) read back from HiGHS's row duals, is ``ilp4.solve_p6``. The reading of the
 paper shared by all models is in ``data.py``.
@@ -26,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from edgeopt.core import ModelSize, Result
+from edgeopt.core.lns import Neighbourhood
 from edgeopt.core.lowerbound import BoundMethod
 from formulations import LazyFunction, lazy_attributes
 from formulations.preemptive.ilp4 import build_dual6, build_ilp4, build_p6, solve_ilp4, solve_lp4
@@ -42,6 +46,8 @@ SIZES: dict[str, Callable[..., ModelSize]] = _SIZES
 BOUNDS: dict[str, Callable[..., Result]] = {"ilp4": solve_ilp4, "lp4": solve_lp4, "lp4_agg": solve_lp4_large}
 #: Certified lower bounds (``edgeopt bound``; the first is ``auto``): ``lpbound.py``.
 LOWER_BOUNDS: dict[str, BoundMethod] = {"lp4_jct": LP4_JCT}
+#: Large-neighbourhood search plug-ins by the exact model of their windows (``solve --lns``): ``lns.py``.
+NEIGHBOURHOODS: dict[str, Callable[[], Neighbourhood]] = {"cpsat": LazyFunction(f"{__name__}.lns", "neighbourhood")}
 
 __all__ = [
     "BOUNDS", "LOWER_BOUNDS", "METHODS", "SIZES", "build_cpsat", "build_dual6", "build_ilp4", "build_milp", "build_p6", "solve_cpsat",

@@ -1,0 +1,177 @@
+"""The preemptive neighbourhood of the large-neighbourhood search (`edgeopt.core.lns`).
+
+A window is a few jobs that start close in time in the incumbent. The sub-model is the CP-SAT model
+of MINLP (2) (``cpsat.py``, time-indexed) of those jobs alone, with a job's chunks counted per worker
+rather than named (``counted=True``: a paper-preset job has 27-115 identical chunks); every other job
+keeps its chunks and PSs, which hold their edge worker slots (2d) and edge PSs (2f) as constants
+(``build_cpsat(jobs=..., fixed=taken_by(...))``). The cloud's workers and PSs are unlimited, so
+fixed cloud work constrains nothing.
+
+The time-indexed model grows with the slots each job may use, and the paper's horizon is over a
+million slots, so a window's jobs may train only until ``window_end``: the latest incumbent
+completion among them plus ``pad`` slots (the neighbourhood is a stretch of time), and never
+past the deadline that keeps every window solution at least as good as the incumbent's
+(`window_deadlines`, the argument of `data.with_upper_bound` over the window's jobs). The
+incumbent's placements of the window's jobs lie inside both, so they are a feasible point of the
+sub-model and are its hints (completed to a full solution first,
+`formulations.common.complete_hints`); any solution CP-SAT returns is feasible for the whole
+instance once its labels are made distinct from the fixed jobs' (`merge`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from edgeopt.core import Deadline, Status
+from edgeopt.core.lns import Neighbourhood, SubSolve
+from formulations.common import complete_hints
+from formulations.common import solve_cpsat as run_cpsat
+
+#: CP-SAT parameters of a window's solve. Probing and symmetry detection off: on paper-preset windows
+#: (6 jobs, 300 in all, srtf_elastic incumbent) presolve's probing took most of a 10 s limit; without
+#: them three of three windows were proved optimal in 0.6-4.8 s where the defaults took 5.7-9.7 s, and a
+#: far_cloud window was proved in 9.9 s where the defaults stopped at the time limit with a gap of 30%.
+SUB_PARAMS: dict[str, Any] = {"cp_model_probing_level": 0, "symmetry_level": 0}
+
+#: Slots a window's jobs may train after the latest incumbent completion among them (room to delay one
+#: job so that another finishes earlier).
+PAD = 8
+
+
+def order(instance: Any, schedule: Any) -> list[int]:
+    """Job indices (ids are positions in preemptive) by the incumbent's first training slot, then arrival."""
+    def start(js: Any) -> int:
+        slots = [min(ch.slots) for ch in js.chunks if ch.slots]
+        return min(slots) if slots else int(instance.jobs[js.job].arrival)
+
+    return [int(js.job) for js in sorted(schedule.jobs, key=lambda js: (start(js), int(js.job)))]
+
+
+def window_deadlines(data: Any, schedule: Any, free: Sequence[int], pad: int = PAD) -> np.ndarray:
+    """Per-job ends of the slots a window's jobs may use (`ModelData.deadline`; other jobs: the horizon).
+
+    Job j of the window ends by ``min(window_end, r_j + UB - sum_{i != j} earliest_jct(i))``, sums over
+    the window and UB its incumbent JCT: the second term cuts no window solution as good as the
+    incumbent (`data.with_upper_bound`'s argument), the first confines the window to its stretch of time.
+    """
+    jobs = {int(js.job): js for js in schedule.jobs}
+    free = sorted({int(j) for j in free})
+    done = {j: completion_of(data, jobs[j]) for j in free}
+    ub = sum(done[j] - int(data.arrival[j]) for j in free)
+    lb = {j: data.earliest_jct(j) for j in free}
+    end = max(done.values()) + int(pad)
+    deadline = np.full(data.n_jobs, data.horizon, dtype=np.int64)
+    for j in free:
+        deadline[j] = min(data.horizon, end, int(data.arrival[j]) + ub - (sum(lb.values()) - lb[j]))
+    return deadline
+
+
+def completion_of(data: Any, js: Any) -> int:
+    """c_j of (2j): one past a job's last training slot (its arrival when it trains nowhere), as
+    `edgeopt.preemptive.schedule.completion` reads it, from `ModelData` instead of the instance."""
+    ends = [max(ch.slots) + 1 for ch in js.chunks if ch.slots]
+    return max(ends) if ends else int(data.arrival[int(js.job)])
+
+
+def merge(data: Any, rest: Any, new_jobs: list[Any]) -> Any:
+    """The fixed jobs' schedule ``rest`` plus ``new_jobs``, their labels made distinct from the fixed ones.
+
+    The sub-model only counts edge PSs and knows nothing of the fixed jobs' labels, and `to_schedule`
+    numbers cloud workers and PSs from 0: a new job's cloud chunks get cloud worker labels above every
+    fixed one, its cloud PS a label above every fixed one, and in each slot its edge PS the index it
+    held in the previous slot when free there, else the lowest index no other job holds (the model
+    left enough: P_s minus the fixed jobs' PSs, (2f)).
+    """
+    from edgeopt.preemptive.schedule import PsRun, Schedule
+
+    cloud = data.cloud
+    top_worker = max((int(ch.worker) for js in rest.jobs for ch in js.chunks if int(ch.server) == cloud), default=-1)
+    top_ps = max((int(r.ps) for js in rest.jobs for r in js.ps if int(r.server) == cloud), default=-1)
+    used: dict[tuple[int, int], set[int]] = {}
+    for js in rest.jobs:
+        for r in js.ps:
+            if int(r.server) != cloud:
+                for t in range(int(r.start), int(r.end)):
+                    used.setdefault((int(r.server), t), set()).add(int(r.ps))
+    label = top_worker + 1
+    out = []
+    for js in sorted(new_jobs, key=lambda x: int(x.job)):
+        chunks = []
+        for ch in js.chunks:
+            if int(ch.server) == cloud:
+                ch = ch.model_copy(update={"worker": label})
+                label += 1
+            chunks.append(ch)
+        held = sorted((t, int(r.server)) for r in js.ps for t in range(int(r.start), int(r.end)))
+        runs: list[Any] = []
+        prev: tuple[int, int] | None = None
+        for t, s in held:
+            if s == cloud:
+                p = top_ps + 1 + int(js.job)
+            else:
+                taken = used.setdefault((s, t), set())
+                p = prev[1] if prev is not None and prev[0] == s and prev[1] not in taken else next(
+                    i for i in range(int(data.ps_count[s])) if i not in taken)
+                taken.add(p)
+            last = runs[-1] if runs else None
+            if last is not None and last.server == s and last.ps == p and last.end == t:
+                last.end = t + 1
+            else:
+                runs.append(PsRun(server=s, ps=p, start=t, end=t + 1))
+            prev = (s, p)
+        out.append(js.model_copy(update={"chunks": chunks, "ps": runs}))
+    return Schedule(speed=rest.speed, jobs=sorted([*rest.jobs, *out], key=lambda x: int(x.job)), rejected=list(rest.rejected))
+
+
+def reoptimise(instance: Any, schedule: Any, free: Sequence[int], time_limit: float, *, workers: int = 1,
+               pad: int = PAD) -> SubSolve:
+    """Re-solve the jobs ``free`` (indices) exactly with CP-SAT over what the other jobs leave.
+
+    ``time_limit`` bounds the whole call (building, completing the hints, solving); anything that
+    fails on the way returns ``SubSolve(None, False)`` and leaves the incumbent as it is.
+    """
+    from ortools.sat.python import cp_model  # noqa: F401 - imported before the guard, never half-way inside it
+
+    from edgeopt.preemptive import FAMILY
+    from edgeopt.preemptive.schedule import Schedule
+    from formulations.preemptive.cpsat import build_cpsat, extract_cpsat, taken_by
+    from formulations.preemptive.data import from_instance
+    from formulations.preemptive.plan import to_schedule
+    from formulations.preemptive.start import hint_cpsat
+
+    deadline = Deadline(max(time_limit, 0.05))
+    try:
+        sched = schedule if isinstance(schedule, Schedule) else FAMILY.parse_schedule(schedule)
+        ids = {int(j) for j in free}
+        listed = {int(js.job) for js in sched.jobs}
+        if not ids or not ids <= listed or sched.speed != 1.0 or sched.rejected:
+            return SubSolve(None, False)
+        rest = Schedule(speed=sched.speed, jobs=[js for js in sched.jobs if int(js.job) not in ids])
+        with deadline.guard("the neighbourhood model"):
+            data = from_instance(instance)
+            data = dataclasses.replace(data, deadline=window_deadlines(data, sched, sorted(ids), pad))
+            h = build_cpsat(data, jobs=ids, fixed=taken_by(data, rest), counted=True)
+            hint_cpsat(h, data, sched)
+            complete_hints(h.model, time_limit=deadline.remaining() / 2)
+        outcome, solver = run_cpsat(h.model, time_limit=deadline.remaining(), workers=workers, deadline=deadline,
+                                    params=SUB_PARAMS)
+        if not outcome.has_solution:
+            return SubSolve(None, outcome.status == Status.INFEASIBLE)
+        new = to_schedule(instance, data, extract_cpsat(h, solver, data))
+        merged = merge(data, rest, [js for js in new.jobs if int(js.job) in ids])
+    except Exception:  # noqa: BLE001 - a sub-model that fails to build or solve leaves the incumbent as it is
+        return SubSolve(None, False)
+    return SubSolve(merged, outcome.status == Status.OPTIMAL)
+
+
+def neighbourhood() -> Neighbourhood:
+    """The LNS plug-in (windows solved with the counted CP-SAT model).
+
+    Windows start at 4 jobs and grow to 8: on the paper preset a proved window of 6 took 0.3-6.5 s, and
+    the gains are spread thinly over the 300 jobs, so covering more of them beats larger windows.
+    """
+    return Neighbourhood(order=order, reoptimise=reoptimise, window=4, max_window=8)
