@@ -145,6 +145,10 @@ ENTRIES: tuple[Entry, ...] = (
           "edgecloud_lns.json"),
     Entry("tapfinger", "lns_gap.py", "tapfinger --time-limit 240", "tapfinger --regimes paper --time-limit 20", 9,
           "tapfinger_lns.json"),
+    Entry("preemptive", "lns_gap.py", "preemptive --regimes paper,congested --time-limit 240",
+          "preemptive --regimes paper --time-limit 20", 9, "preemptive_lns.json"),
+    Entry("okita", "lns_gap.py", "okita --regimes paper,congested --time-limit 240 --sub-limit 5",
+          "okita --regimes paper --time-limit 20", 9, "okita_lns.json"),
     # one real workload (ITP trace) across the five families
     Entry("traces", "cross_family.py", "--seeds 0", "--seeds 0 --windows quiet --families preemptive,okita", 10,
           "cross_family.json"),

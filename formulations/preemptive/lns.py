@@ -1,6 +1,8 @@
 """The preemptive neighbourhood of the large-neighbourhood search (`edgeopt.core.lns`).
 
-A window is a few jobs that start close in time in the incumbent. The sub-model is the CP-SAT model
+A window is a few consecutive jobs of `order`: by default the jobs furthest above their earliest
+possible JCT first (on the paper preset this beat windows of jobs that start close in time: 21,600
+against 21,678, and 43,027 against 44,286 with ``far_cloud``, 240 s each). The sub-model is the CP-SAT model
 of MINLP (2) (``cpsat.py``, time-indexed) of those jobs alone, with a job's chunks counted per worker
 rather than named (``counted=True``: a paper-preset job has 27-115 identical chunks); every other job
 keeps its chunks and PSs, which hold their edge worker slots (2d) and edge PSs (2f) as constants
@@ -41,14 +43,28 @@ SUB_PARAMS: dict[str, Any] = {"cp_model_probing_level": 0, "symmetry_level": 0}
 #: job so that another finishes earlier).
 PAD = 8
 
+#: Window order (`order`): "start" or "overshoot".
+ORDER = "overshoot"
+
 
 def order(instance: Any, schedule: Any) -> list[int]:
-    """Job indices (ids are positions in preemptive) by the incumbent's first training slot, then arrival."""
+    """Job indices for the windows: by `ORDER` ``"start"`` (the incumbent's first training slot, then
+    arrival) or ``"overshoot"`` (largest c_j - r_j - `ModelData.earliest_jct` first, ties by start)."""
     def start(js: Any) -> int:
         slots = [min(ch.slots) for ch in js.chunks if ch.slots]
         return min(slots) if slots else int(instance.jobs[js.job].arrival)
 
-    return [int(js.job) for js in sorted(schedule.jobs, key=lambda js: (start(js), int(js.job)))]
+    if ORDER == "start":
+        return [int(js.job) for js in sorted(schedule.jobs, key=lambda js: (start(js), int(js.job)))]
+    from formulations.preemptive.data import from_instance
+
+    data = from_instance(instance)
+
+    def overshoot(js: Any) -> int:
+        j = int(js.job)
+        return completion_of(data, js) - int(data.arrival[j]) - data.earliest_jct(j)
+
+    return [int(js.job) for js in sorted(schedule.jobs, key=lambda js: (-overshoot(js), start(js), int(js.job)))]
 
 
 def window_deadlines(data: Any, schedule: Any, free: Sequence[int], pad: int = PAD) -> np.ndarray:
