@@ -337,11 +337,13 @@ def extract_cpsat(solver: Any, V: dict[str, Any], instance: Instance) -> Schedul
 
 
 def solve_cpsat(instance: Instance, *, time_limit: float = 60.0, workers: int = 2, log: bool = False,
-                strengthen: bool = True) -> Result:
+                strengthen: bool = True, hint: Any = None) -> Result:
     """Solve program (2) exactly with CP-SAT; ``time_limit`` covers building and solving.
 
     ``strengthen`` (default): add the valid inequalities of `formulations.strengthen` (objective >= the
-    certified bound); False builds the model as the paper's constraints alone.
+    certified bound); False builds the model as the paper's constraints alone. ``hint``: a schedule (e.g.
+    a registered algorithm's, `edgeopt solve --warm-start`) given to CP-SAT as a complete hint
+    (`start.hint_cpsat`), so the search starts from it; what it proves is unchanged.
     """
     from edgeopt.okita import FAMILY
 
@@ -353,6 +355,12 @@ def solve_cpsat(instance: Instance, *, time_limit: float = 60.0, workers: int = 
     except BuildTimeLimit as exc:
         return no_schedule_result(instance, "cpsat", Status.TIME_LIMIT, reason=str(exc), bound=None,
                                   runtime_s=deadline.elapsed())
+    hinted = None
+    if hint is not None:
+        from formulations.okita.start import hint_cpsat
+
+        sched = hint if isinstance(hint, Schedule) else Schedule.model_validate(hint)
+        hinted = hint_cpsat(model, V, instance, sched)
     build_s = time.perf_counter() - t0
     rounding = rounding_error(instance)
     if floor is not None:
@@ -365,6 +373,8 @@ def solve_cpsat(instance: Instance, *, time_limit: float = 60.0, workers: int = 
             setattr(outcome, name, v / SCALE)
     extra: dict[str, Any] = {"scale": SCALE, "solve_s": round(outcome.runtime_s, 6), "strengthen": strengthen,
                              "objective_floor": floor}
+    if hinted is not None:
+        extra["hinted_jobs"] = hinted
     if outcome.status == Status.INFEASIBLE:
         return no_schedule_result(instance, "cpsat", Status.INFEASIBLE, bound=None,
                                   reason="CP-SAT proved that no schedule trains every job by the horizon",

@@ -381,7 +381,7 @@ def _counted_chunks(h: CpModelHandle, solver: Any, data: ModelData) -> list[Chun
 
 @deadline_bounded("preemptive", "cpsat")
 def solve_cpsat(instance: Any, *, time_limit: float = 60.0, workers: int = 2, upper_bound: float | None = None,
-                strengthen: bool = True, deadline: Deadline | None = None, **_: Any) -> Result:
+                strengthen: bool = True, deadline: Deadline | None = None, hint: Any = None, **_: Any) -> Result:
     """Solve MINLP (2) exactly with CP-SAT; the schedule is checked by the family's validator.
 
     ``strengthen`` (default): add the valid inequalities (symmetry breaking over identical workers and
@@ -390,8 +390,14 @@ def solve_cpsat(instance: Any, *, time_limit: float = 60.0, workers: int = 2, up
 
     ``upper_bound``: the objective of any feasible schedule; shrinks each job's time window
     without changing the optimum (`data.with_upper_bound`).
+
+    ``hint``: a schedule (e.g. a registered algorithm's, `edgeopt solve --warm-start`) given to CP-SAT
+    as solution hints (`start.hint_cpsat`, completed by `formulations.common.complete_hints`); the
+    worker-symmetry rows are then left out (a warm start need not be the representative they keep).
+    What the search proves is unchanged.
     """
     from edgeopt.preemptive import FAMILY
+    from edgeopt.preemptive.schedule import Schedule
 
     t0 = time.perf_counter()
     deadline = deadline or Deadline(time_limit)
@@ -400,14 +406,23 @@ def solve_cpsat(instance: Any, *, time_limit: float = 60.0, workers: int = 2, up
         data = from_instance(instance)
         if upper_bound is not None:
             data = with_upper_bound(data, upper_bound)
-        h = build_cpsat(data, strengthen=strengthen)
+        h = build_cpsat(data, strengthen=strengthen and hint is None)
         if floor is not None:  # the model's objective is (2) itself
             add_cpsat_floor(h.model, floor_in_model_units(floor))
+    hinted = None
+    if hint is not None:
+        from formulations.common import complete_hints
+        from formulations.preemptive.start import hint_cpsat
+
+        sched = hint if isinstance(hint, Schedule) else Schedule.model_validate(hint)
+        hinted = hint_cpsat(h, data, sched)
+        complete_hints(h.model, time_limit=min(5.0, max(0.1, deadline.remaining() / 4)))
     build_s = time.perf_counter() - t0
     outcome, solver = _solve_cpsat(h.model, time_limit=time_limit, workers=workers, deadline=deadline)
     schedule = to_schedule(instance, data, extract_cpsat(h, solver, data)) if outcome.has_solution else None
     return finish(
         FAMILY, instance, "cpsat", outcome, schedule,
         extra={"model": "MINLP (2), CP-SAT modes + slot literals", "upper_bound": upper_bound,
-               "strengthen": strengthen, "objective_floor": floor}, build_s=build_s,
+               "strengthen": strengthen, "objective_floor": floor,
+               **({"hinted_jobs": hinted} if hinted is not None else {})}, build_s=build_s,
     )

@@ -206,3 +206,16 @@ def test_search_hands_each_window_at_most_the_sub_limit_and_stops_at_the_deadlin
                             min_sub_limit=0.0)
     assert deadline.expired() and best is sched and log.iterations == len(given) >= 1
     assert all(0.0 <= g <= 0.1 for g in given)
+
+
+@pytest.mark.parametrize(("family", "algorithm"), [("preemptive", "srtf"), ("okita", "fifo")])
+def test_preemptive_and_okita_cpsat_start_from_the_warm_start(family: str, algorithm: str) -> None:
+    # the full CP-SAT solve takes the warm start as hints: every job hinted, never worse, validated
+    inst, ws, _ = _warm(family, 2, algorithm)
+    from edgeopt.warmstart import accepts_hint
+
+    assert accepts_hint(inst, "cpsat")
+    res = api.solve(inst, method="cpsat", time_limit=20, warm_start=algorithm)
+    assert not api.validate(inst, res)
+    assert res.objective <= ws.objective + 1e-6
+    assert res.extra["hinted_jobs"] == len(inst.jobs)
