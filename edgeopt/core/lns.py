@@ -48,12 +48,16 @@ class Neighbourhood:
         reoptimise: ``(instance, schedule, free job indices, time_limit) -> SubSolve``.
         window: jobs in the first window.
         max_window: the most jobs a window grows to.
+        polish: ``(instance, schedule) -> schedule or None``, a cheap improvement of the whole schedule
+            tried once before the windows (e.g. a move every job gains from, whatever the others do);
+            checked and kept like any neighbour: only if valid, complete and strictly better.
     """
 
     order: Callable[[Any, Any], Sequence[int]]
     reoptimise: Callable[[Any, Any, Sequence[int], float], SubSolve]
     window: int = 6
     max_window: int = 16
+    polish: Callable[[Any, Any], Any | None] | None = None
 
 
 @dataclasses.dataclass
@@ -101,6 +105,26 @@ def search(spec: FamilySpec, instance: Any, schedule: Any, hood: Neighbourhood, 
     best_obj = float(spec.objective(instance, schedule))
     log = SearchLog(start_objective=best_obj, objective=best_obj)
     log.history.append((0.0, best_obj))
+
+    def offer(candidate: Any) -> bool:
+        """Take ``candidate`` as the incumbent if it is valid, complete and strictly better."""
+        nonlocal best, best_obj
+        if candidate is None or not complete_and_valid(spec, instance, candidate):
+            log.failed_windows += 1
+            return False
+        obj = float(spec.objective(instance, candidate))
+        if obj < best_obj - 1e-9 * max(1.0, abs(best_obj)):
+            best, best_obj = candidate, obj
+            log.improvements += 1
+            log.history.append((time.perf_counter() - t0, best_obj))
+            return True
+        return False
+
+    if hood.polish is not None and not deadline.expired():
+        polished = hood.polish(instance, best)
+        if polished is not None:  # None: nothing to polish
+            log.iterations += 1
+            offer(polished)
     size = max(1, hood.window)
     pos = 0
     idle_passes = 0
@@ -126,17 +150,7 @@ def search(spec: FamilySpec, instance: Any, schedule: Any, hood: Neighbourhood, 
             size = min(hood.max_window, size + 1, len(order))
         else:
             size = max(1, size - 1)
-        if sub.schedule is None:
-            log.failed_windows += 1
-            continue
-        if not complete_and_valid(spec, instance, sub.schedule):
-            log.failed_windows += 1
-            continue
-        obj = float(spec.objective(instance, sub.schedule))
-        if obj < best_obj - 1e-9 * max(1.0, abs(best_obj)):
-            best, best_obj = sub.schedule, obj
-            log.improvements += 1
+        if offer(sub.schedule):
             improved_this_pass = True
-            log.history.append((time.perf_counter() - t0, best_obj))
     log.objective = best_obj
     return best, best_obj, log

@@ -143,12 +143,41 @@ def merge(data: Any, rest: Any, new_jobs: list[Any]) -> Any:
     return Schedule(speed=rest.speed, jobs=sorted([*rest.jobs, *out], key=lambda x: int(x.job)), rejected=list(rest.rejected))
 
 
+def cloud_moved(instance: Any, data: Any, schedule: Any, free: Sequence[int]) -> Any | None:
+    """``schedule`` with every job of ``free`` that would finish earlier wholly on the cloud moved there, or
+    None when none would.
+
+    A job with every chunk on the cloud trains at the colocated rate from ``r_j + Delta_jc``
+    (`ModelData.cloud_end` with zeta_j = 1), whatever the other jobs do: the cloud's workers and PSs are
+    unlimited. So the move is feasible, delays nobody, and frees edge capacity. It is also a point
+    of the window's sub-model: cloud chunks there start as early as possible, as here. On the
+    ``far_cloud`` regime 37 of srtf_elastic's 300 jobs finish earlier this way, 5,249 slots in all.
+    """
+    from formulations.preemptive.plan import ChunkPlan, assign_ps, to_schedule
+
+    if data.cloud is None:
+        return None
+    jobs = {int(js.job): js for js in schedule.jobs}
+    move = [j for j in sorted({int(j) for j in free})
+            if (end := data.cloud_end(j, True)) is not None and end < completion_of(data, jobs[j])]
+    if not move:
+        return None
+    plans = [ChunkPlan(j, d, None, list(range(data.cloud_start(j), data.cloud_end(j, True))))
+             for j in move for d in range(int(data.chunks[j]))]
+    moved = to_schedule(instance, data, assign_ps(data, plans, {}))
+    keep = type(schedule)(speed=schedule.speed, jobs=[js for js in schedule.jobs if int(js.job) not in set(move)])
+    return merge(data, keep, [js for js in moved.jobs if int(js.job) in set(move)])
+
+
 def reoptimise(instance: Any, schedule: Any, free: Sequence[int], time_limit: float, *, workers: int = 1,
                pad: int = PAD) -> SubSolve:
     """Re-solve the jobs ``free`` (indices) exactly with CP-SAT over what the other jobs leave.
 
     ``time_limit`` bounds the whole call (building, completing the hints, solving); anything that
-    fails on the way returns ``SubSolve(None, False)`` and leaves the incumbent as it is.
+    fails on the way returns ``SubSolve(None, False)`` and leaves the incumbent as it is. The window's
+    jobs that finish earlier wholly on the cloud are moved there first (`cloud_moved`); that schedule
+    is the sub-model's hint, and it is returned when CP-SAT finds nothing (the LNS loop validates it
+    and keeps it only if it is better).
     """
     from ortools.sat.python import cp_model  # noqa: F401 - imported before the guard, never half-way inside it
 
@@ -160,6 +189,7 @@ def reoptimise(instance: Any, schedule: Any, free: Sequence[int], time_limit: fl
     from formulations.preemptive.start import hint_cpsat
 
     deadline = Deadline(max(time_limit, 0.05))
+    moved = None
     try:
         sched = schedule if isinstance(schedule, Schedule) else FAMILY.parse_schedule(schedule)
         ids = {int(j) for j in free}
@@ -167,27 +197,41 @@ def reoptimise(instance: Any, schedule: Any, free: Sequence[int], time_limit: fl
         if not ids or not ids <= listed or sched.speed != 1.0 or sched.rejected:
             return SubSolve(None, False)
         rest = Schedule(speed=sched.speed, jobs=[js for js in sched.jobs if int(js.job) not in ids])
+        base = from_instance(instance)
+        moved = cloud_moved(instance, base, sched, ids)
+        sched = moved if moved is not None else sched
         with deadline.guard("the neighbourhood model"):
-            data = from_instance(instance)
-            data = dataclasses.replace(data, deadline=window_deadlines(data, sched, sorted(ids), pad))
+            data = dataclasses.replace(base, deadline=window_deadlines(base, sched, sorted(ids), pad))
             h = build_cpsat(data, jobs=ids, fixed=taken_by(data, rest), counted=True)
             hint_cpsat(h, data, sched)
             complete_hints(h.model, time_limit=deadline.remaining() / 2)
         outcome, solver = run_cpsat(h.model, time_limit=deadline.remaining(), workers=workers, deadline=deadline,
                                     params=SUB_PARAMS)
         if not outcome.has_solution:
-            return SubSolve(None, outcome.status == Status.INFEASIBLE)
+            return SubSolve(moved, outcome.status == Status.INFEASIBLE and moved is None)
         new = to_schedule(instance, data, extract_cpsat(h, solver, data))
         merged = merge(data, rest, [js for js in new.jobs if int(js.job) in ids])
     except Exception:  # noqa: BLE001 - a sub-model that fails to build or solve leaves the incumbent as it is
-        return SubSolve(None, False)
+        return SubSolve(moved, False)
     return SubSolve(merged, outcome.status == Status.OPTIMAL)
 
 
+def polish(instance: Any, schedule: Any) -> Any | None:
+    """Every job that finishes earlier wholly on the cloud moved there (`cloud_moved` over all jobs)."""
+    from edgeopt.preemptive import FAMILY
+    from edgeopt.preemptive.schedule import Schedule
+    from formulations.preemptive.data import from_instance
+
+    sched = schedule if isinstance(schedule, Schedule) else FAMILY.parse_schedule(schedule)
+    if sched.speed != 1.0 or sched.rejected:
+        return None
+    return cloud_moved(instance, from_instance(instance), sched, range(len(instance.jobs)))
+
+
 def neighbourhood() -> Neighbourhood:
-    """The LNS plug-in (windows solved with the counted CP-SAT model).
+    """The LNS plug-in (windows solved with the counted CP-SAT model), after the cloud moves (`polish`).
 
     Windows start at 4 jobs and grow to 8: on the paper preset a proved window of 6 took 0.3-6.5 s, and
     the gains are spread thinly over the 300 jobs, so covering more of them beats larger windows.
     """
-    return Neighbourhood(order=order, reoptimise=reoptimise, window=4, max_window=8)
+    return Neighbourhood(order=order, reoptimise=reoptimise, window=4, max_window=8, polish=polish)

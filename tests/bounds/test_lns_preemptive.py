@@ -118,3 +118,32 @@ def test_solve_lns_with_the_best_warm_start_through_the_api_and_the_cli(tmp_path
     got = Result.load(str(out))
     assert got.status == Status.TIME_LIMIT and not api.validate(inst, got)
     assert got.objective <= got.extra["warm_start"]["objective"] + 1e-9
+
+
+def test_cloud_move_delays_nobody_and_saves_what_it_says() -> None:
+    import dataclasses
+
+    from edgeopt.preemptive.schedule import completion, objective
+    from formulations.preemptive.data import from_instance
+    from formulations.preemptive.lns import cloud_moved, completion_of
+
+    inst = api.generate("preemptive", "paper", seed=0, regime="far_cloud", jobs=40)
+    res = api.run("srtf_elastic", inst)
+    sched = api.family_of(inst).parse_schedule(res.schedule)
+    data = from_instance(inst)
+    saving = {j: completion_of(data, js) - data.cloud_end(j, True) for js in sched.jobs
+              if data.cloud_end(j := int(js.job), True) < completion_of(data, js)}
+    assert saving, "this instance has a job that finishes earlier on the cloud"
+    moved = cloud_moved(inst, data, sched, range(len(inst.jobs)))
+    assert not api.validate(inst, dataclasses.replace(res, schedule=moved.model_dump(mode="json"),
+                                                      objective=objective(inst, moved)))
+    before = {int(js.job): js for js in sched.jobs}
+    for js in moved.jobs:
+        j = int(js.job)
+        if j in saving:
+            assert all(int(ch.server) == data.cloud for ch in js.chunks)
+            assert completion(inst, js) == completion(inst, before[j]) - saving[j]
+        else:
+            assert js == before[j]  # every other job exactly as it was
+    assert objective(inst, moved) == res.objective - sum(saving.values())
+    assert cloud_moved(inst, data, moved, range(len(inst.jobs))) is None  # nothing left to move

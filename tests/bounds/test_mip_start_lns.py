@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from pathlib import Path
 
@@ -212,3 +213,20 @@ def test_preemptive_and_okita_cpsat_start_from_the_warm_start(family: str, algor
     assert not api.validate(inst, res)
     assert res.objective <= ws.objective + 1e-6
     assert res.extra["hinted_jobs"] == len(inst.jobs)
+
+
+def test_search_takes_a_better_polish_and_refuses_a_worse_or_invalid_one() -> None:
+    inst, ws, sched = _warm("hetero", 1, "fifo")
+    spec = api.family_of(inst)
+    first = sched.jobs[0]
+    later = sched.model_copy(update={"jobs": [first.model_copy(update={"start": first.start + 1}), *sched.jobs[1:]]})
+    overfull = sched.model_copy(update={"jobs": [first.model_copy(update={"workers": {0: 10**4}}), *sched.jobs[1:]]})
+    no_windows = Neighbourhood(order=lambda i, s: [], reoptimise=lambda i, s, free, limit: SubSolve(None, False))
+    for offered in (later, overfull, None):  # worse, invalid, nothing to polish: the start stays
+        hood = dataclasses.replace(no_windows, polish=lambda i, s, o=offered: o)
+        best, obj, log = search(spec, inst, sched, hood, deadline=Deadline(1.0), min_sub_limit=0.0)
+        assert best is sched and obj == pytest.approx(ws.objective) and log.improvements == 0
+    # a better polish (the worse one as the start) is taken and logged
+    hood = dataclasses.replace(no_windows, polish=lambda i, s: sched)
+    best, obj, log = search(spec, inst, later, hood, deadline=Deadline(1.0), min_sub_limit=0.0)
+    assert best is sched and log.improvements == 1 and log.objective == pytest.approx(ws.objective)
