@@ -121,3 +121,12 @@ def assert_lns_result(inst: Any, ws: Any, res: Any) -> None:
     assert lns["objective"] == pytest.approx(res.objective)
     assert res.extra["warm_start"]["kept"] == (lns["improvements"] == 0)
     assert res.bound is None or res.bound <= res.objective
+
+
+def assert_window_kept_the_others(instance: Any, before: Any, after: Any, free: Any) -> None:
+    """An LNS window over jobs ``free`` (a schedule with ``jobs``: okita, preemptive) left every other job
+    exactly as it was, still lists every job once, and is valid."""
+    keep = {js.job: js for js in before.jobs if js.job not in free}
+    assert {js.job: js for js in after.jobs if js.job not in free} == keep
+    assert sorted(js.job for js in after.jobs) == list(range(len(instance.jobs)))
+    assert api.family_of(instance).validate(instance, after) == []

@@ -164,9 +164,10 @@ def cloud_moved(instance: Any, data: Any, schedule: Any, free: Sequence[int]) ->
         return None
     plans = [ChunkPlan(j, d, None, list(range(data.cloud_start(j), data.cloud_end(j, True))))
              for j in move for d in range(int(data.chunks[j]))]
+    ids = set(move)
     moved = to_schedule(instance, data, assign_ps(data, plans, {}))
-    keep = type(schedule)(speed=schedule.speed, jobs=[js for js in schedule.jobs if int(js.job) not in set(move)])
-    return merge(data, keep, [js for js in moved.jobs if int(js.job) in set(move)])
+    keep = type(schedule)(speed=schedule.speed, jobs=[js for js in schedule.jobs if int(js.job) not in ids])
+    return merge(data, keep, [js for js in moved.jobs if int(js.job) in ids])
 
 
 def reoptimise(instance: Any, schedule: Any, free: Sequence[int], time_limit: float, *, workers: int = 1,

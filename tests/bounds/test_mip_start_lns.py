@@ -108,12 +108,18 @@ def test_hetero_lns_with_the_milp_windows() -> None:
     assert not api.validate(inst, res) and res.objective <= ws.objective + 1e-9
 
 
-def test_search_rejects_worse_invalid_and_incomplete_neighbours() -> None:
-    inst, ws, sched = _warm("hetero", 1, "fifo")
-    spec = api.family_of(inst)
+def _later_and_overfull(sched):
+    """Two neighbours of a hetero schedule: its first job a slot later (worse), and with 10^4 workers (invalid)."""
     first = sched.jobs[0]
     later = sched.model_copy(update={"jobs": [first.model_copy(update={"start": first.start + 1}), *sched.jobs[1:]]})
     overfull = sched.model_copy(update={"jobs": [first.model_copy(update={"workers": {0: 10**4}}), *sched.jobs[1:]]})
+    return later, overfull
+
+
+def test_search_rejects_worse_invalid_and_incomplete_neighbours() -> None:
+    inst, ws, sched = _warm("hetero", 1, "fifo")
+    spec = api.family_of(inst)
+    later, overfull = _later_and_overfull(sched)
     dropped = sched.model_copy(update={"jobs": sched.jobs[1:]})
     offers = itertools.cycle([later, overfull, dropped, None])
     hood = Neighbourhood(order=lambda i, s: [js.job for js in s.jobs],
@@ -218,9 +224,7 @@ def test_preemptive_and_okita_cpsat_start_from_the_warm_start(family: str, algor
 def test_search_takes_a_better_polish_and_refuses_a_worse_or_invalid_one() -> None:
     inst, ws, sched = _warm("hetero", 1, "fifo")
     spec = api.family_of(inst)
-    first = sched.jobs[0]
-    later = sched.model_copy(update={"jobs": [first.model_copy(update={"start": first.start + 1}), *sched.jobs[1:]]})
-    overfull = sched.model_copy(update={"jobs": [first.model_copy(update={"workers": {0: 10**4}}), *sched.jobs[1:]]})
+    later, overfull = _later_and_overfull(sched)
     no_windows = Neighbourhood(order=lambda i, s: [], reoptimise=lambda i, s, free, limit: SubSolve(None, False))
     for offered in (later, overfull, None):  # worse, invalid, nothing to polish: the start stays
         hood = dataclasses.replace(no_windows, polish=lambda i, s, o=offered: o)
