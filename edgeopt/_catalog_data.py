@@ -5,7 +5,7 @@ tests/test_cli_catalog.py fails when it differs from what the registry reports.
 
 FAMILIES = ('edgecloud', 'hetero', 'tapfinger', 'preemptive', 'okita')
 
-SOURCES_SHA256 = 'c410d59f3353becff5112be42b4d8001d4d04d8fa8f210b693b84378db662fe6'
+SOURCES_SHA256 = '85968bc524bb55f13640e910277c71637758efc5ff6d61c6523fc8a23c5766a3'
 
 GUARDS = [{'algorithms': ['online', 'vanilla_marl'],
   'family': 'tapfinger',

@@ -10,6 +10,14 @@ the same order, so the kernel returns bitwise the same cost and the same schedul
 (ties inside ``argpartition``), the reference was made deterministic (ties by index) and the kernel
 follows it.
 
+The kernel skips work the reference does, never a candidate that could win (each skip is argued where
+it is made): the batches come off a heap instead of a pass over every candidate per batch; a second-stage
+column cached before the window's last changes still prunes while every change since only took capacity
+and raised prices; the workers' part of the second-stage bound is tried before its PSs' part; the
+colocated scan passes over starts whose first bound, and pairs whose workers alone, already exceed the
+best. Columns are computed lazily (`_cheapest_walk`: servers off a heap by price, a server's capacity
+only when it comes off), with the same sums in the same order.
+
 Compiled with ``cache=True``: the first call in a fresh environment compiles (a few seconds, reported
 separately by benchmarks/hetero_online_speed.py); later processes load the cached machine code.
 """
@@ -66,47 +74,110 @@ def _minfree(table, t: int, d: int, out) -> None:
 
 
 @nb.njit(**_JIT)
+def _sift_down(heap, key, i: int, n: int) -> None:
+    """Restore the min-heap ``heap[:n]`` of positions ordered by (``key[position]``, position) below i."""
+    x = heap[i]
+    kx = key[x]
+    while True:
+        c = 2 * i + 1
+        if c >= n:
+            break
+        r = c + 1
+        if r < n and (key[heap[r]] < key[heap[c]] or (key[heap[r]] == key[heap[c]] and heap[r] < heap[c])):
+            c = r
+        y = heap[c]
+        if key[y] < kx or (key[y] == kx and y < x):
+            heap[i] = y
+            i = c
+        else:
+            break
+    heap[i] = x
+
+
+@nb.njit(**_JIT)
 def cheapest_n_column(unit, cap, nmax: int, F) -> None:
     """One column of `mincost._cheapest_n`: ``F[N]`` = the cheapest cost of N units, N = 0..nmax, for unit
-    prices ``unit`` [H] and capacities ``cap`` [H] (inf where fewer than N units exist). Servers in stable
-    order of price (ties by index); the same cumulative sums as the numpy routine. Servers without a unit
-    (inf price in the reference) come last there and never hold unit N, so only the others are sorted."""
+    prices ``unit`` [H] and capacities ``cap`` [H] (inf where fewer than N units exist). The servers that
+    hold a unit are taken in stable order of price (ties by index) with the same cumulative sums as the
+    numpy routine; they come off a heap, so only as many are ordered as the walk to nmax units needs
+    (servers without a unit come last there and never hold unit N, so they are left out)."""
     H = unit.shape[0]
-    top = min(nmax, H)
-    idx = np.empty(H, dtype=np.int64)
-    pr = np.empty(H)
-    nf = 0
+    heap = np.empty(H, dtype=np.int64)
+    nh = 0
     for h in range(H):
         if cap[h] > 0:
-            idx[nf] = h
-            pr[nf] = unit[h]
-            nf += 1
-    order = np.argsort(pr[:nf], kind="mergesort")
-    lim = min(top, nf)
+            heap[nh] = h
+            nh += 1
+    _cheapest_walk(unit, cap, nmax, nmax, F, heap, nh, np.empty((1, 1, 1, 1)), -1, 0, 0, np.empty(1))
+
+
+@nb.njit(**_JIT)
+def _cheapest_walk(unit, cap, nmax: int, nout: int, F, heap, nh: int, table, k: int, t: int, b: int, em) -> None:
+    """`cheapest_n_column`'s walk over the servers ``heap[:nh]`` (in any order): F[0..nout] for capacities
+    clipped at ``nmax`` >= nout. Blocks are taken in (price, index) order off a heap; block k holds units
+    (cum[k-1], cum[k]], and unit N costs the price of the block that holds it; servers with cap <= 0 hold
+    none and are passed over. With ``k >= 0`` a server's capacity is computed only when it comes off the
+    heap, into ``cap``: the type-``em`` copies that fit in the minimum of the sparse-table rows ``t`` and
+    ``b`` of level k of ``table`` (the free capacity over a window); with ``k < 0`` ``cap`` is given."""
+    for i in range(nh // 2 - 1, -1, -1):
+        _sift_down(heap, unit, i, nh)
+    top = min(nmax, unit.shape[0])
     F[0] = 0.0
-    k = 0
+    kk = 0
     acc, acc_c = 0.0, 0.0
     prev_cum, prev_cost = 0.0, 0.0
-    # walk the blocks in price order; block k holds units (cum[k-1], cum[k]]
-    for n in range(1, nmax + 1):
-        while k < lim:
-            h = idx[order[k]]
-            c = cap[h] if cap[h] <= nmax else float(nmax)
-            cum_k = acc + c if k else c
+    row = np.empty(em.shape[0])
+    cur = -1
+    if top > 0:
+        cur, nh = _next_server(heap, nh, unit, cap, table, k, t, b, em, row)
+    for n in range(1, nout + 1):
+        while cur >= 0:
+            c = cap[cur] if cap[cur] <= nmax else float(nmax)
+            cum_k = acc + c if kk else c
             if cum_k < n:
-                v = c * unit[h]
-                acc_c = acc_c + v if k else v
+                v = c * unit[cur]
+                acc_c = acc_c + v if kk else v
                 acc = cum_k
-                k += 1
+                kk += 1
                 prev_cum, prev_cost = acc, acc_c
+                cur = -1
+                if kk < top:
+                    cur, nh = _next_server(heap, nh, unit, cap, table, k, t, b, em, row)
             else:
                 break
-        if k >= lim:
+        if cur < 0:
             F[n] = np.inf
-        elif k > 0:
-            F[n] = prev_cost + (n - prev_cum) * unit[idx[order[k]]]
+        elif kk > 0:
+            F[n] = prev_cost + (n - prev_cum) * unit[cur]
         else:
-            F[n] = 0.0 + (n - 0.0) * unit[idx[order[k]]]
+            F[n] = 0.0 + (n - 0.0) * unit[cur]
+
+
+@nb.njit(**_JIT)
+def _next_server(heap, nh: int, unit, cap, table, k: int, t: int, b: int, em, row):
+    """Pop servers off the heap ``heap[:nh]`` (by price, then index) until one holds a unit: (that server or
+    -1, the heap's new size). With ``k >= 0`` its capacity is computed here (`_cheapest_walk`)."""
+    while nh > 0:
+        h = heap[0]
+        nh -= 1
+        heap[0] = heap[nh]
+        _sift_down(heap, unit, 0, nh)
+        if k >= 0:
+            cap[h] = _window_copies(table, k, t, b, h, em, row)
+        if cap[h] > 0:
+            return h, nh
+    return -1, nh
+
+
+@nb.njit(**_JIT)
+def _window_copies(table, k: int, t: int, b: int, h: int, em, row) -> float:
+    """Type-``em`` copies (>= 0) that fit on server h over a window: `_copies` of the minimum of the
+    sparse-table rows t and b of level k (`_minfree` for one server)."""
+    for r in range(em.shape[0]):
+        x, y = table[k, t, h, r], table[k, b, h, r]
+        row[r] = min(x, y)
+    c = _copies(row, em)
+    return c if c > 0 else 0.0
 
 
 @nb.njit(**_JIT)
@@ -126,7 +197,7 @@ def refresh_prefix(pref, F, pe_slot, cw_slot, s: int, e: int) -> None:
     """Recompute the per-slot cheapest-N costs ``F`` [nmax + 1, T] of slots [s, e) and resume from slot s the
     prefix sums ``pref`` [2, nmax + 1, T + 1] (index 0: sums of the finite costs, index 1: number of slots
     where N do not fit) of one worker type (`PricedWindow.cheapest_prefix`, same sequential additions);
-    ``pe_slot``/``cw_slot`` [H, T]: its unit prices and capacities per slot."""
+    ``pe_slot``/``cw_slot`` [T, H]: its unit prices and capacities per slot."""
     nmax = pref.shape[1] - 1
     T = pe_slot.shape[0]
     H = pe_slot.shape[1]
@@ -151,17 +222,20 @@ def refresh_prefix(pref, F, pe_slot, cw_slot, s: int, e: int) -> None:
 
 
 @nb.njit(**_JIT)
-def _window_worker_n(table, pe, e, m: int, n: int, t: int, d: int, nmax: int, mf, om, cw, col) -> float:
-    """`PricedWindow.window_cheapest(m, d, nmax)[n, t]`: the N cheapest type-m workers kept on their servers
-    over [t, t+d)."""
-    _minfree(table, t, d, mf)
-    H = mf.shape[0]
+def _window_worker_n(table, pe, e, m: int, n: int, t: int, d: int, nmax: int, heap, om, cw, col) -> None:
+    """`PricedWindow.window_cheapest(m, d, nmax)[:n + 1, t]` into ``col[:n + 1]`` (NaN above): the N cheapest
+    type-m workers kept on their servers over [t, t+d), for N <= n. Servers come off a heap by window
+    price, and the capacity of a server (its free capacity's minimum over the window) is computed only when
+    it comes off, so a column costs O(H) plus the servers that hold the n cheapest workers."""
+    H = pe.shape[2]
+    k = _log2_floor(d)
+    b = t + d - (1 << k)
     for h in range(H):
-        c = _copies(mf[h], e[m])
-        cw[h] = c if c > 0 else 0.0
         om[h] = pe[m, t + d, h] - pe[m, t, h]
-    cheapest_n_column(om, cw, nmax, col)
-    return col[n]
+        heap[h] = h
+    _cheapest_walk(om, cw, nmax, n, col, heap, H, table, k, t, b, e[m])
+    for x in range(n + 1, col.shape[0]):
+        col[x] = np.nan
 
 
 @nb.njit(**_JIT)
@@ -171,6 +245,18 @@ def _ps_cost_min(pz, p: int, t: int, d: int) -> float:
         v = pz[p, t + d, h] - pz[p, t, h]
         best = min(best, v)
     return best
+
+
+@nb.njit(**_JIT)
+def _ps_part(pz, n: int, mx: float, bwm: float, Bmax: float, t: int, d: int) -> float:
+    """The PSs' part of the second-stage bound: the fewest PSs (2i) at the cheapest PS price over [t, t+d)
+    (`mincost.search`: ``s_min * ps_cost_min_all(d)[t]``)."""
+    s_min = max(1.0, math.ceil((n - mx) * bwm / Bmax - EPS))
+    pmin = np.inf
+    for p in range(pz.shape[0]):
+        v = _ps_cost_min(pz, p, t, d)
+        pmin = min(pmin, v)
+    return s_min * pmin
 
 
 @nb.njit(**_JIT)
@@ -365,22 +451,27 @@ def _better(cost, comp, nodes, c, bcost, bcomp, bnodes, bc) -> bool:
 @nb.njit(**_JIT)
 def search_kernel(gq, gm, gn, gd, mem_ptr, mem_idx, cfp, ts, Tw: int, ps_arch: bool, pref, maxt, tott, table,
                   pe, pz, pzminall, e, z, bw, Bps, Bmax: float, inv, off, zmax, idle_room, cutoff: float,
-                  batch: int, nmax_w: int, ckeys, cstamp, cvals, changed, clock: int):
+                  batch: int, nmax_w: int, ckeys, cstamp, cvals, changed, clock: int, mono: int):
     """The search of `mincost.search` for one job (see there); returns
     ``(found, config, start, cost, server, g, s, counters)``: for a colocated best ``server`` is its
     server; for a distributed PS best the PS server, its worker count g and PS count s; for Ring-AllReduce
-    distributed -1 (the caller rebuilds the placement). ``counters`` [6]: colocated group evaluations,
-    second-stage bound checks, distributed PS evaluations, batches, candidates scanned, candidates.
+    distributed -1 (the caller rebuilds the placement). ``counters`` [8]: colocated group evaluations,
+    second-stage bound checks, distributed PS evaluations, batches, candidates popped, candidates,
+    second-stage columns computed, candidates pruned by a stale column.
 
     ``ckeys``/``cstamp``/``cvals`` [C], [C], [C, nmax_w + 1]: the window's direct-mapped cache of second-stage
-    columns (`_window_worker_n`), valid while no slot of their window changed after ``cstamp``;
-    ``changed`` [T]: the clock of each slot's last change; ``clock``: the clock now."""
+    columns (`_window_worker_n`; NaN above the worker count they were computed for), valid while no slot of
+    their window changed after ``cstamp``;
+    ``changed`` [T]: the clock of each slot's last change; ``clock``: the clock now; ``mono``: the clock
+    since which every change only took capacity and raised prices (a stale column stamped at or after it
+    is a lower bound of the current one)."""
     G = gq.shape[0]
     S = ts.shape[0]
     H = pe.shape[2]
     R = e.shape[1]
     valid = np.zeros((G, S), dtype=np.bool_)
     mxa = np.empty((G, S))
+    lba = np.empty((G, S))  # the first bound per (group, start), for the colocated scan
     ncand = 0
     for g in range(G):
         q, m, n, d = gq[g], gm[g], gn[g], gd[g]
@@ -428,6 +519,7 @@ def search_kernel(gq, gm, gn, gd, mem_ptr, mem_idx, cfp, ts, Tw: int, ps_arch: b
                 lbz = 0.0
             cand[j] = g * S + i
             clb[j] = lbw + lbz
+            lba[g, i] = clb[j]
             ccomp[j] = end
             j += 1
 
@@ -435,12 +527,25 @@ def search_kernel(gq, gm, gn, gd, mem_ptr, mem_idx, cfp, ts, Tw: int, ps_arch: b
     have = False
     b_nodes, b_c, b_t, b_srv, b_g, b_s = 0, 0, 0, -1, 0, 0
     done_grp = np.zeros(G, dtype=np.bool_)
+    # The reference takes, batch after batch, the `batch` smallest remaining candidates by (key, position)
+    # after dropping those the best so far prunes; key = lb + completion * 1e-9 * (1 + |lb|). A heap over
+    # (key, position), built once, gives the same batches: popping in that order and dropping the pruned
+    # ones as they come up yields the first `batch` unpruned ones (the pruned ones are dropped for good in
+    # the reference too, since the best only improves). It replaces a pass over every remaining candidate
+    # per batch, which cost O(candidates x batches) on a congested cluster.
     key = np.empty(ncand)
+    for i in range(ncand):
+        key[i] = clb[i] + ccomp[i] * 1e-9 * (1.0 + abs(clb[i]))
+    heap = np.arange(ncand)
+    nh = ncand
+    for i in range(nh // 2 - 1, -1, -1):
+        _sift_down(heap, key, i, nh)
     pick = np.empty(batch, dtype=np.int64)
     mf = np.empty((H, R))
     om = np.empty(H)
     psi = np.empty(H)
     cwf = np.empty(H)
+    hbuf = np.empty(H, dtype=np.int64)
     cwi = np.empty(H, dtype=np.int64)
     order_buf = np.empty(H, dtype=np.int64)
     wh = np.empty(H + 1, dtype=np.int64)
@@ -450,48 +555,46 @@ def search_kernel(gq, gm, gn, gd, mem_ptr, mem_idx, cfp, ts, Tw: int, ps_arch: b
     pair_w = np.empty(S * H)
     room_buf = np.empty((S * H, R))
     n_eval = 0
-    cnt = np.zeros(6, dtype=np.int64)
+    cnt = np.zeros(8, dtype=np.int64)
     cmask = ckeys.shape[0] - 1
-    nc = ncand
-    while nc > 0:
-        if have or np.isfinite(best_cost):
+    sel = np.empty(batch, dtype=np.int64)
+    sel_lb = np.empty(batch)
+    sel_comp = np.empty(batch, dtype=np.int64)
+    # whenever the best has changed since the last filter, drop the candidates it prunes and re-heapify
+    # (O(remaining), as the reference's filter); between changes, pops are O(log remaining)
+    f_cost, f_comp = np.nan, -2
+    while nh > 0:
+        prune = have or np.isfinite(best_cost)
+        if prune and not (best_cost == f_cost and best_comp == f_comp):
             j = 0
-            for i in range(nc):
+            for a in range(nh):
+                i = heap[a]
                 lb_i = clb[i]
                 if lb_i < best_cost or (lb_i == best_cost and ccomp[i] <= best_comp):
-                    cand[j], clb[j], ccomp[j] = cand[i], clb[i], ccomp[i]
+                    heap[j] = i
                     j += 1
-            nc = j
-            if nc == 0:
+            nh = j
+            for a in range(nh // 2 - 1, -1, -1):
+                _sift_down(heap, key, a, nh)
+            f_cost, f_comp = best_cost, best_comp
+            if nh == 0:
                 break
+        npick = 0
+        while nh > 0 and npick < batch:
+            i = heap[0]
+            nh -= 1
+            heap[0] = heap[nh]
+            _sift_down(heap, key, 0, nh)
+            cnt[4] += 1
+            lb_i = clb[i]
+            if prune and not (lb_i < best_cost or (lb_i == best_cost and ccomp[i] <= best_comp)):
+                continue
+            pick[npick] = i
+            npick += 1
+        if npick == 0:
+            break
         cnt[3] += 1
-        cnt[4] += nc
-        # the `batch` smallest by (key, position): key = lb + completion * 1e-9 * (1 + |lb|)
-        if nc > batch:
-            for i in range(nc):
-                key[i] = clb[i] + ccomp[i] * 1e-9 * (1.0 + abs(clb[i]))
-            kth = np.partition(key[:nc], batch - 1)[batch - 1]
-            npick = 0
-            for i in range(nc):
-                if key[i] < kth:
-                    pick[npick] = i
-                    npick += 1
-            for i in range(nc):
-                if npick >= batch:
-                    break
-                if key[i] == kth:
-                    pick[npick] = i
-                    npick += 1
-            # positions back in increasing order (the equal-key ones were appended)
-            pick[:npick] = np.sort(pick[:npick])
-        else:
-            npick = nc
-            for i in range(nc):
-                pick[i] = i
         # order the batch by (lb, completion, flat index)
-        sel = np.empty(npick, dtype=np.int64)
-        sel_lb = np.empty(npick)
-        sel_comp = np.empty(npick, dtype=np.int64)
         for a in range(npick):
             sel[a], sel_lb[a], sel_comp[a] = cand[pick[a]], clb[pick[a]], ccomp[pick[a]]
         for a in range(1, npick):
@@ -502,18 +605,6 @@ def search_kernel(gq, gm, gn, gd, mem_ptr, mem_idx, cfp, ts, Tw: int, ps_arch: b
                 sel[bpos + 1], sel_lb[bpos + 1], sel_comp[bpos + 1] = sel[bpos], sel_lb[bpos], sel_comp[bpos]
                 bpos -= 1
             sel[bpos + 1], sel_lb[bpos + 1], sel_comp[bpos + 1] = f0, l0, c0
-        # remove the batch from the candidates (order kept)
-        if npick == nc:
-            nc = 0
-        else:
-            j, a = 0, 0
-            for i in range(nc):
-                if a < npick and pick[a] == i:
-                    a += 1
-                    continue
-                cand[j], clb[j], ccomp[j] = cand[i], clb[i], ccomp[i]
-                j += 1
-            nc = j
         for a in range(npick):
             l0, c0 = sel_lb[a], sel_comp[a]
             if l0 > best_cost or (l0 == best_cost and c0 > best_comp):
@@ -534,14 +625,20 @@ def search_kernel(gq, gm, gn, gd, mem_ptr, mem_idx, cfp, ts, Tw: int, ps_arch: b
                 # non-negative cost and needs room on top, so no other pair can give a result <= bound
                 # (the reference finds none there either); the scan below keeps the reference's order
                 npair = 0
+                # a start whose first bound is above ``bound`` (by a margin for rounding) holds no pair of
+                # total cost <= bound, so it cannot change the result: skipped
+                lb_cut = bound + 1e-9 * (1.0 + abs(bound))
                 for i in range(S):
-                    if not valid[g, i]:
+                    if not valid[g, i] or lba[g, i] > lb_cut:
                         continue
                     t = ts[i]
                     bb = t + d - (1 << k)
+                    # with PSs every member adds one, which costs at least the cheapest PS price per slot
+                    # summed over the window: a pair above ``bound`` by that (and the margin) never wins
+                    wcut = lb_cut - (pzminall[t + d] - pzminall[t]) if ps_arch else lb_cut
                     for h in range(H):
                         wcost = n * (pe[m, t + d, h] - pe[m, t, h])
-                        if not wcost <= bound:
+                        if not wcost <= bound or wcost > wcut:
                             continue
                         ok = True
                         for r in range(R):
@@ -561,6 +658,10 @@ def search_kernel(gq, gm, gn, gd, mem_ptr, mem_idx, cfp, ts, Tw: int, ps_arch: b
                     p = cfp[c]
                     bt_cost, bt_t, bt_h = np.inf, -1, 0
                     for a2 in range(npair):
+                        # a PS never costs less than 0: a pair whose workers alone reach the first minimum
+                        # so far, or exceed the best, can be neither that minimum nor accepted
+                        if pair_w[a2] >= bt_cost or pair_w[a2] > best_cost:
+                            continue
                         if p >= 0:
                             ok = True
                             for r in range(R):
@@ -591,21 +692,36 @@ def search_kernel(gq, gm, gn, gd, mem_ptr, mem_idx, cfp, ts, Tw: int, ps_arch: b
                 last = 0
                 for t in range(t0, t0 + d):
                     last = max(last, changed[t])
-                if ckeys[slot] != fkey or cstamp[slot] < last:
-                    _window_worker_n(table, pe, e, m, n, t0, d, nmax_w, mf, om, cwf, cvals[slot])
+                # the PSs' part of the bound (O(P H)) is added only where the workers' part alone does not
+                # prune: it is >= 0, so a candidate the workers' part prunes is pruned with it too
+                lbz2 = -1.0
+                if ckeys[slot] != fkey or cstamp[slot] < last or np.isnan(cvals[slot, n]):
+                    # (NaN: the column was computed only for fewer workers)
+                    if ckeys[slot] == fkey and cstamp[slot] >= mono:
+                        # a stale column computed after `mono`: since then free capacity only shrank and
+                        # prices only rose, so its value is a lower bound of the current one; when it
+                        # prunes by a clear margin (rounding), the current one prunes too
+                        lbs = cvals[slot, n]
+                        cut = bound + 1e-9 * (1.0 + abs(bound))
+                        if ps_arch and not lbs > cut:
+                            lbz2 = _ps_part(pz, n, mxa[g, ti], bw[m], Bmax, t0, d)
+                            lbs = lbs + lbz2
+                        if lbs > cut:
+                            cnt[7] += 1
+                            continue
+                    cnt[6] += 1
+                    _window_worker_n(table, pe, e, m, n, t0, d, nmax_w, hbuf, om, cwf, cvals[slot])
                     ckeys[slot] = fkey
                     cstamp[slot] = clock
                 lbw2 = cvals[slot, n]
-                lb2 = lbw2
-                if ps_arch:
-                    s_min = max(1.0, math.ceil((n - mxa[g, ti]) * bw[m] / Bmax - EPS))
-                    pmin = np.inf
-                    for p in range(pz.shape[0]):
-                        v = _ps_cost_min(pz, p, t0, d)
-                        pmin = min(pmin, v)
-                    lb2 += s_min * pmin
-                if np.isinf(lb2) or lb2 > bound or (lb2 == bound and t0 + d > bound_comp):
+                if np.isinf(lbw2) or lbw2 > bound or (lbw2 == bound and t0 + d > bound_comp):
                     continue
+                if ps_arch:
+                    if lbz2 < 0.0:
+                        lbz2 = _ps_part(pz, n, mxa[g, ti], bw[m], Bmax, t0, d)
+                    lb2 = lbw2 + lbz2
+                    if np.isinf(lb2) or lb2 > bound or (lb2 == bound and t0 + d > bound_comp):
+                        continue
                 room_idle = True
                 if ps_arch:
                     for pos in range(mem_ptr[g], mem_ptr[g + 1]):

@@ -272,6 +272,10 @@ class PricedWindow:
         self._kstale: dict[int, tuple[int, int]] = {}
         self._kconst: tuple | None = None
         self._kclock = 1  # update counter; `_kchanged[t]`: its value when slot t last changed
+        # the clock since which every update only took free capacity and raised prices (A_maxweight's
+        # reservations; `offline_fill` also frees capacity): a cached column stamped at or after it is, when
+        # stale, still a lower bound of the current one (`kernels.search_kernel`)
+        self._kmono = 1
         self._kchanged = np.zeros(self.T, dtype=np.int64)
         self._kcache: tuple | None = None  # the kernel's cache of second-stage columns (`kernel_state`)
 
@@ -323,6 +327,7 @@ class PricedWindow:
         fr = np.asarray(free, dtype=float)[rows][:, :, self.lo + s:self.lo + e]
         sub = np.ix_(np.arange(len(self.e)), rows, np.arange(s, e))
         pe = np.einsum("hrt,mr->mht", pr, self.e)
+        took = bool(np.all(fr <= self.table[0][rows, :, s:e]) and np.all(pe >= self._pe_slot[sub]))
         self._pe_slot[sub] = pe
         self.pe[:, rows, s + 1:] = _resume_cumsum(self.pe[:, rows, s], self._pe_slot[:, rows, s:])
         if len(self.z):
@@ -342,6 +347,8 @@ class PricedWindow:
         _patch_sparse_min(self.max_table, s, e)
         self._kclock += 1
         self._kchanged[s:e] = self._kclock
+        if not took:
+            self._kmono = self._kclock
         for m in np.flatnonzero(self._kok):  # refreshed when next read (`kernel_state`)
             a, b = self._kstale.get(int(m), (s, e))
             self._kstale[int(m)] = (min(a, s), max(b, e))
@@ -955,7 +962,7 @@ def _search_compiled(instance: Instance, job: Job, cf: Configs, w: PricedWindow,
     found, c, t, cost, srv, g, s, _ = kernels.search_kernel(
         gq, gm, gn, gd, mem_ptr, mem_idx, cf.p, np.ascontiguousarray(ts, dtype=np.int64), w.T, ps_arch, pref,
         maxt, tott, table, _slot_major(w.pe), _slot_major(w.pz), w.pz_minall, w.e, z, bw, B, float(B.max()), inv, off, zmax, idle,
-        float(cutoff), int(batch), int(pref.shape[2] - 1), ckeys, cstamp, cvals, w._kchanged, w._kclock)
+        float(cutoff), int(batch), int(pref.shape[2] - 1), ckeys, cstamp, cvals, w._kchanged, w._kclock, w._kmono)
     if not found:
         return None
     q, m, p, n, d = int(cf.q[c]), int(cf.m[c]), int(cf.p[c]), int(cf.n[c]), int(cf.d[c])

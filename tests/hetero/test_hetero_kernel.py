@@ -65,6 +65,19 @@ def test_kernel_and_reference_find_the_same_placement(monkeypatch, preset, seed)
     assert found  # the instances do exercise placements, not only rejections
 
 
+def _on_shared_window(monkeypatch, inst, job, usage, lam, w):
+    """The kernel's search on the shared window ``w``, after checking it equals the reference's on a window
+    built afresh from ``usage``."""
+    cap = inst.capacity
+    delta, free = prices(usage, cap, lam), cap[:, :, None] - usage
+    fast = search(inst, job, delta, free, (0, inst.horizon), configs=job_configs(inst, job), ctx=w)
+    monkeypatch.setattr(mincost, "REFERENCE", True)
+    ref = search(inst, job, delta, free, (0, inst.horizon), configs=job_configs(inst, job))
+    monkeypatch.setattr(mincost, "REFERENCE", False)
+    assert fast == ref
+    return fast
+
+
 def test_kernel_search_on_a_shared_window_matches_a_fresh_reference(monkeypatch):
     """The kernel reads a window kept current by `PricedWindow.update` (as A_maxweight does)."""
     rng = np.random.default_rng(7)
@@ -73,16 +86,42 @@ def test_kernel_search_on_a_shared_window_matches_a_fresh_reference(monkeypatch)
     usage = _random_ledger(inst, rng, fill=0.3)
     w = PricedWindow(inst, prices(usage, cap, lam), cap[:, :, None] - usage, 0, inst.horizon)
     for job in inst.jobs:
-        delta, free = prices(usage, cap, lam), cap[:, :, None] - usage
-        fast = search(inst, job, delta, free, (0, inst.horizon), configs=job_configs(inst, job), ctx=w)
-        monkeypatch.setattr(mincost, "REFERENCE", True)
-        ref = search(inst, job, delta, free, (0, inst.horizon), configs=job_configs(inst, job))
-        monkeypatch.setattr(mincost, "REFERENCE", False)
-        assert fast == ref
+        fast = _on_shared_window(monkeypatch, inst, job, usage, lam, w)
         if fast is not None:
             rows = np.array(sorted(set(fast.workers) | set(fast.ps)))
             usage[:, :, fast.start:fast.end] += fast.demand(inst)[:, :, None]
             w.update(prices(usage, cap, lam), cap[:, :, None] - usage, fast.start, fast.end, rows)
+
+
+def test_kernel_cache_after_updates_that_take_and_free_capacity(monkeypatch):
+    """The kernel's cached second-stage columns, read again after updates, give the fresh reference's
+    placement: stale columns only prune while every update since they were computed took capacity and
+    raised prices (A_maxweight); an update that frees capacity (as `offline_fill`'s sweeps do) moves
+    ``_kmono``, after which no older column is trusted as a bound."""
+    rng = np.random.default_rng(5)
+    inst = generate("paper", seed=5, jobs=8, servers=16, horizon=80)
+    cap, lam = inst.capacity, 1e3
+    usage = _random_ledger(inst, rng, fill=0.05)
+    w = PricedWindow(inst, prices(usage, cap, lam), cap[:, :, None] - usage, 0, inst.horizon)
+    placed, moved, found = [], 0, 0
+    for _ in range(3):
+        for job in inst.jobs:
+            fast = _on_shared_window(monkeypatch, inst, job, usage, lam, w)
+            if fast is None:
+                continue
+            found += 1
+            free_up = bool(placed) and rng.uniform() < 0.5
+            pl = placed.pop(int(rng.integers(len(placed)))) if free_up else fast
+            sign = -1.0 if free_up else 1.0
+            rows = np.array(sorted(set(pl.workers) | set(pl.ps)))
+            usage[:, :, pl.start:pl.end] += sign * pl.demand(inst)[:, :, None]
+            if not free_up:
+                placed.append(pl)
+            before = w._kmono
+            w.update(prices(usage, cap, lam), cap[:, :, None] - usage, pl.start, pl.end, rows)
+            assert (w._kmono > before) == free_up  # only a freeing update distrusts older columns
+            moved += free_up
+    assert found > 10 and moved  # searches found placements, and some updates did free capacity
 
 
 @pytest.mark.parametrize("seed", range(4))
