@@ -5,7 +5,7 @@ tests/test_cli_catalog.py fails when it differs from what the registry reports.
 
 FAMILIES = ('edgecloud', 'hetero', 'tapfinger', 'preemptive', 'okita')
 
-SOURCES_SHA256 = '85968bc524bb55f13640e910277c71637758efc5ff6d61c6523fc8a23c5766a3'
+SOURCES_SHA256 = '9bfb331a70721de9dda942e4ca685cb995f9faca0f72a93983cdd887907e9dbe'
 
 GUARDS = [{'algorithms': ['online', 'vanilla_marl'],
   'family': 'tapfinger',

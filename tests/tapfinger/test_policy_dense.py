@@ -256,5 +256,6 @@ def test_a_worker_error_reaches_the_main_process_and_the_pool_stays_usable():
         with pytest.raises(InputError, match="grid"):
             pool.start([training_instance(cfg, 0), too_big])
         assert all(s is not None for s in pool.start([training_instance(cfg, e) for e in range(3)]).reset())
+        assert pool.start([]).reset() == [] and pool.unfinished() == []  # no instances: nothing to step
     finally:
         pool.close()

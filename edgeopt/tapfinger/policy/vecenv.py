@@ -141,7 +141,7 @@ class EnvPool:
     def start(self, instances: list[Instance]) -> EnvPool:
         """Hand out ``instances`` (contiguous shares) and reset them; `reset` returns their first inputs."""
         n, w = len(instances), min(len(self.conns), len(instances))
-        bounds = [round(i * n / w) for i in range(w + 1)]
+        bounds = [round(i * n / w) for i in range(w + 1)] if w else [0]  # no instances: no share, no worker asked
         self.share = [range(bounds[i], bounds[i + 1]) for i in range(w)]
         for i, r in enumerate(self.share):
             self.conns[i].send(("start", (r.start, instances[r.start:r.stop])))
