@@ -5,7 +5,7 @@ tests/test_cli_catalog.py fails when it differs from what the registry reports.
 
 FAMILIES = ('edgecloud', 'hetero', 'tapfinger', 'preemptive', 'okita')
 
-SOURCES_SHA256 = '9bfb331a70721de9dda942e4ca685cb995f9faca0f72a93983cdd887907e9dbe'
+SOURCES_SHA256 = '7d84192b4394bccaae9a78505f6a57143f2998b037b509f741094e36a904c759'
 
 GUARDS = [{'algorithms': ['online', 'vanilla_marl'],
   'family': 'tapfinger',

@@ -120,3 +120,42 @@ def test_non_preemptive_schedules_validate_as_before():
     moved = sched.model_copy(update={"jobs": [js.model_copy(update={"start": 5}) if js.job == 1 else js
                                               for js in sched.jobs]})
     assert {v.equation for v in validate(inst, moved)} == {"2h"}
+
+
+def _never_fits_case() -> Instance:
+    # job 0's ideal worker type needs 8 GPUs on a 4-GPU server: it never runs and is rejected at T. Jobs 1
+    # and 2 arrive long after: every slot in between is idle.
+    inst = _cluster([_job(0, 0, 2), _job(1, 300, 2), _job(2, 900, 4, epochs=2)], horizon=3000)
+    big = NodeType(demand=[8, 1, 100], bandwidth_mbps=100)
+    jobs = [j.model_copy(update={"minibatch_time_slots": [1.0, 0.1 if j.id == 0 else 10.0]}) for j in inst.jobs]
+    return inst.model_copy(update={"worker_types": [*inst.worker_types, big], "jobs": jobs})
+
+
+@pytest.mark.parametrize("name", ["tiresias", "antman"])
+def test_idle_slots_are_skipped_with_the_same_schedule(monkeypatch, name):
+    """Skipping the slots in which nothing can change (`_PreemptiveScheduler.next_wakeup`) gives the schedule
+    of stepping every slot (the reference), on a case with a job that never fits and long idle stretches and
+    on generated instances, and simulates far fewer slots where the cluster idles."""
+    from edgeopt.hetero import generate, preemptive
+
+    plans = []
+    for cls in (preemptive.TiresiasPreemptive, preemptive.AntmanPreemptive):
+        def counted(self, t, _orig=cls.plan):
+            plans.append(t)
+            return _orig(self, t)
+        monkeypatch.setattr(cls, "plan", counted)
+    cases = [_never_fits_case(), *(generate(p, seed=s) for p, s in (("small", 1), ("small_ra", 2), ("small", 3)))]
+    for inst in cases:
+        got = []
+        for skip in (True, False):
+            monkeypatch.setattr(preemptive._PreemptiveScheduler, "SKIP_IDLE", skip)
+            plans.clear()
+            res = api.run(name, inst)
+            assert not FAMILY.check_result(inst, res)
+            got.append((res.schedule, res.objective, res.rejected, len(plans)))
+        assert got[0][:3] == got[1][:3]
+        assert got[0][3] <= got[1][3]
+    monkeypatch.setattr(preemptive._PreemptiveScheduler, "SKIP_IDLE", True)
+    plans.clear()
+    res = api.run(name, _never_fits_case())
+    assert res.rejected == [0] and len(plans) < 300  # the reference plans about 3,000 slots here
