@@ -5,7 +5,7 @@ tests/test_cli_catalog.py fails when it differs from what the registry reports.
 
 FAMILIES = ('edgecloud', 'hetero', 'tapfinger', 'preemptive', 'okita')
 
-SOURCES_SHA256 = '7d84192b4394bccaae9a78505f6a57143f2998b037b509f741094e36a904c759'
+SOURCES_SHA256 = '48b2be567e2a1f55e0e3ccefa7f49055868707149ee1ccfb811046383331a34b'
 
 GUARDS = [{'algorithms': ['online', 'vanilla_marl'],
   'family': 'tapfinger',
