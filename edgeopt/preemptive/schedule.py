@@ -203,8 +203,10 @@ def _index_errors(instance: Instance, js: JobSchedule, out: list[Violation]) -> 
     return ok
 
 
-def _check_job(instance: Instance, js: JobSchedule, speed: float, out: list[Violation]) -> None:
-    """Per-job constraints: migration, 2a, 2b, 4e, 2i, 2k, 2e, cloud-no-preemption."""
+def _check_job(instance: Instance, js: JobSchedule, speed: float, uniq: list[list[int]],
+               out: list[Violation]) -> None:
+    """Per-job constraints: migration, 2a, 2b, 4e, 2i, 2k, 2e, cloud-no-preemption; ``uniq``: each chunk's
+    distinct slots (`_unique_slots`)."""
     j = js.job
     job = instance.jobs[j]
     T = instance.horizon
@@ -234,12 +236,11 @@ def _check_job(instance: Instance, js: JobSchedule, speed: float, out: list[Viol
         elif d < job.chunks and len(slots) > need:
             out.append(Violation("2b", f"chunk {d} trains {len(slots)} slots, more than the {need} it needs "
                                        f"(a chunk stops once trained; zeta={int(zeta)}, speed={speed})", j))
-    for c in js.chunks:
+    for c, u in zip(js.chunks, uniq, strict=True):
         if not instance.eligible(j, c.server, c.worker):
             typ = instance.servers[c.server].workers[c.worker]
             out.append(Violation("2a", f"chunk {c.chunk} on worker ({c.server}, {c.worker}) of type {typ}, "
                                        f"job needs type {job.worker_type}", j))
-        u = _unique_slots(c.slots)
         if len(u) != len(c.slots):
             out.append(Violation("4e", f"chunk {c.chunk} lists a slot more than once", j))
         if u and (u[0] < 0 or u[-1] >= T):
@@ -275,8 +276,8 @@ def _check_job(instance: Instance, js: JobSchedule, speed: float, out: list[Viol
 
 
 def _unique_slots(slots: list[int]) -> list[int]:
-    """A chunk's distinct slots in increasing order (`np.unique` for the few slots of a chunk, without
-    its per-call cost: the validator calls this once per chunk, about 20,000 times at the paper scale)."""
+    """A chunk's distinct slots in increasing order (`np.unique` without its per-call cost: the validator
+    needs it once per chunk, about 20,000 times at the paper scale)."""
     return sorted(set(slots))
 
 
@@ -331,13 +332,14 @@ def validate(instance: Instance, schedule: Schedule) -> list[Violation]:
     for j in missing:
         out.append(Violation("schedule", "job neither scheduled nor rejected", j))
 
-    for js in good:
-        _check_job(instance, js, schedule.speed, out)
+    uniq = [[_unique_slots(c.slots) for c in js.chunks] for js in good]
+    for js, u in zip(good, uniq, strict=True):
+        _check_job(instance, js, schedule.speed, u, out)
 
     # (2d)/(4b): one chunk per worker and slot, over all chunks of all jobs. A chunk's own
     # repeated slots are 4e, so each chunk's slots are made unique first.
-    parts = [(js.job, c.server, c.worker, np.array(_unique_slots(c.slots), dtype=np.int64))
-             for js in good for c in js.chunks if c.slots]
+    parts = [(js.job, c.server, c.worker, np.array(u, dtype=np.int64))
+             for js, us in zip(good, uniq, strict=True) for c, u in zip(js.chunks, us, strict=True) if u]
     if parts:
         n = [p[3].size for p in parts]
         srv = np.repeat(np.array([p[1] for p in parts], dtype=np.int64), n)
