@@ -5,7 +5,7 @@ tests/test_cli_catalog.py fails when it differs from what the registry reports.
 
 FAMILIES = ('edgecloud', 'hetero', 'tapfinger', 'preemptive', 'okita')
 
-SOURCES_SHA256 = '48b2be567e2a1f55e0e3ccefa7f49055868707149ee1ccfb811046383331a34b'
+SOURCES_SHA256 = '908ed041eb356d9c290656dbe007140a20f497626e285e8ac8813806d4a7d867'
 
 GUARDS = [{'algorithms': ['online', 'vanilla_marl'],
   'family': 'tapfinger',

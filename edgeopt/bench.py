@@ -128,3 +128,12 @@ def measure(fn: Callable[[], T]) -> tuple[T, dict[str, float]]:
     out = fn()
     cpu, wall = time.process_time() - c0, time.perf_counter() - t0
     return out, {"cpu_s": round(cpu, 3), "wall_s": round(wall, 3), "peak_rss_mb": round(peak_rss_mb(), 1)}
+
+
+def per_job_growth(per_job: list[float]) -> tuple[float | None, float | None]:
+    """Growth of a cost per job over runs of increasing job counts: (largest over smallest, largest over the
+    fewest jobs'). The second is how far any size rises above the first one (a cost per job that falls as
+    fixed costs spread is not growth); None where undefined."""
+    if not per_job or min(per_job) <= 0:
+        return None, None
+    return max(per_job) / min(per_job), max(per_job) / per_job[0]

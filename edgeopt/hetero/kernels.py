@@ -95,6 +95,30 @@ def _sift_down(heap, key, i: int, n: int) -> None:
 
 
 @nb.njit(**_JIT)
+def _heapify(heap, key, n: int) -> None:
+    """Make ``heap[:n]`` a min-heap of positions ordered by (``key[position]``, position)."""
+    for i in range(n // 2 - 1, -1, -1):
+        _sift_down(heap, key, i, n)
+
+
+@nb.njit(**_JIT)
+def _heap_pop(heap, key, n: int):
+    """(the smallest position of the heap ``heap[:n]``, the heap's new size)."""
+    top = heap[0]
+    n -= 1
+    heap[0] = heap[n]
+    _sift_down(heap, key, 0, n)
+    return top, n
+
+
+@nb.njit(**_JIT)
+def _cut(bound: float) -> float:
+    """``bound`` raised by more than the rounding of the bounds compared with it: a lower bound above this
+    proves the candidate cannot reach ``bound`` (the skips the reference does not make use it)."""
+    return bound + 1e-9 * (1.0 + abs(bound))
+
+
+@nb.njit(**_JIT)
 def cheapest_n_column(unit, cap, nmax: int, F) -> None:
     """One column of `mincost._cheapest_n`: ``F[N]`` = the cheapest cost of N units, N = 0..nmax, for unit
     prices ``unit`` [H] and capacities ``cap`` [H] (inf where fewer than N units exist). The servers that
@@ -119,8 +143,7 @@ def _cheapest_walk(unit, cap, nmax: int, nout: int, F, heap, nh: int, table, k: 
     none and are passed over. With ``k >= 0`` a server's capacity is computed only when it comes off the
     heap, into ``cap``: the type-``em`` copies that fit in the minimum of the sparse-table rows ``t`` and
     ``b`` of level k of ``table`` (the free capacity over a window); with ``k < 0`` ``cap`` is given."""
-    for i in range(nh // 2 - 1, -1, -1):
-        _sift_down(heap, unit, i, nh)
+    _heapify(heap, unit, nh)
     top = min(nmax, unit.shape[0])
     F[0] = 0.0
     kk = 0
@@ -158,10 +181,7 @@ def _next_server(heap, nh: int, unit, cap, table, k: int, t: int, b: int, em, ro
     """Pop servers off the heap ``heap[:nh]`` (by price, then index) until one holds a unit: (that server or
     -1, the heap's new size). With ``k >= 0`` its capacity is computed here (`_cheapest_walk`)."""
     while nh > 0:
-        h = heap[0]
-        nh -= 1
-        heap[0] = heap[nh]
-        _sift_down(heap, unit, 0, nh)
+        h, nh = _heap_pop(heap, unit, nh)
         if k >= 0:
             cap[h] = _window_copies(table, k, t, b, h, em, row)
         if cap[h] > 0:
@@ -538,8 +558,7 @@ def search_kernel(gq, gm, gn, gd, mem_ptr, mem_idx, cfp, ts, Tw: int, ps_arch: b
         key[i] = clb[i] + ccomp[i] * 1e-9 * (1.0 + abs(clb[i]))
     heap = np.arange(ncand)
     nh = ncand
-    for i in range(nh // 2 - 1, -1, -1):
-        _sift_down(heap, key, i, nh)
+    _heapify(heap, key, nh)
     pick = np.empty(batch, dtype=np.int64)
     mf = np.empty((H, R))
     om = np.empty(H)
@@ -574,17 +593,13 @@ def search_kernel(gq, gm, gn, gd, mem_ptr, mem_idx, cfp, ts, Tw: int, ps_arch: b
                     heap[j] = i
                     j += 1
             nh = j
-            for a in range(nh // 2 - 1, -1, -1):
-                _sift_down(heap, key, a, nh)
+            _heapify(heap, key, nh)
             f_cost, f_comp = best_cost, best_comp
             if nh == 0:
                 break
         npick = 0
         while nh > 0 and npick < batch:
-            i = heap[0]
-            nh -= 1
-            heap[0] = heap[nh]
-            _sift_down(heap, key, 0, nh)
+            i, nh = _heap_pop(heap, key, nh)
             cnt[4] += 1
             lb_i = clb[i]
             if prune and not (lb_i < best_cost or (lb_i == best_cost and ccomp[i] <= best_comp)):
@@ -627,7 +642,7 @@ def search_kernel(gq, gm, gn, gd, mem_ptr, mem_idx, cfp, ts, Tw: int, ps_arch: b
                 npair = 0
                 # a start whose first bound is above ``bound`` (by a margin for rounding) holds no pair of
                 # total cost <= bound, so it cannot change the result: skipped
-                lb_cut = bound + 1e-9 * (1.0 + abs(bound))
+                lb_cut = _cut(bound)
                 for i in range(S):
                     if not valid[g, i] or lba[g, i] > lb_cut:
                         continue
@@ -702,7 +717,7 @@ def search_kernel(gq, gm, gn, gd, mem_ptr, mem_idx, cfp, ts, Tw: int, ps_arch: b
                         # prices only rose, so its value is a lower bound of the current one; when it
                         # prunes by a clear margin (rounding), the current one prunes too
                         lbs = cvals[slot, n]
-                        cut = bound + 1e-9 * (1.0 + abs(bound))
+                        cut = _cut(bound)
                         if ps_arch and not lbs > cut:
                             lbz2 = _ps_part(pz, n, mxa[g, ti], bw[m], Bmax, t0, d)
                             lbs = lbs + lbz2

@@ -88,7 +88,6 @@ class _PreemptiveScheduler(OnlinePolicy[Job]):
         self.done: dict[int, JobSchedule] = {}
         self.preemptions = 0
         self.idle = False  # the last slot ran nothing and nothing was running (see `next_wakeup`)
-        self.slots = 0  # slots simulated
 
     # ---- arrivals -------------------------------------------------------------------------------
     def on_arrival(self, t: int, jobs: Sequence[Job]) -> None:
@@ -173,7 +172,6 @@ class _PreemptiveScheduler(OnlinePolicy[Job]):
     def on_slot(self, t: int) -> None:
         if not self.active:
             return
-        self.slots += 1
         plan = self.plan(t)
         self.idle = not plan and not self.running
         byid = {j.id: j for j in self.active}
