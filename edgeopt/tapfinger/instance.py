@@ -275,9 +275,9 @@ def generate(
     reach = [_reachable(rng, N, reachability) for _ in range(n_tasks)]
     if T is None:
         T = int(arrivals[-1]) + (slack or 40) if n_tasks else 1
-    tasks = [Task(id=j, arrival=int(a), task_type=int(types[j]), min_resources=[2, 1], reachable_clusters=reach[j])
-             for j, a in enumerate(arrivals) if a < T]
-    tasks = [t.model_copy(update={"id": j}) for j, t in enumerate(tasks)]
+    kept = [j for j, a in enumerate(arrivals) if a < T]  # draw j keeps its type and reach, renumbered
+    tasks = [Task(id=i, arrival=int(arrivals[j]), task_type=int(types[j]), min_resources=[2, 1],
+                  reachable_clusters=reach[j]) for i, j in enumerate(kept)]
     return Instance(
         horizon=int(T),
         clusters=[Cluster(name=f"edge{n}", capacity=list(c)) for n, c in enumerate(caps)],
