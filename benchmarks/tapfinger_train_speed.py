@@ -45,14 +45,15 @@ def children_cpu(pids: list[int]) -> float:
 
 
 def measure(config: str, backend: str, *, updates: int, envs: int | None, threads: int, device: str,
-            batch_size: int | None, workers: int = 0) -> dict:
+            batch_size: int | None, workers: int = 0, rollout_threads: int | None = None) -> dict:
     import torch
 
     from edgeopt.tapfinger.policy.config import load_config
     from edgeopt.tapfinger.policy.trainer import Trainer
 
     cfg = load_config(config)
-    upd = {"backend": backend, "threads": threads, "device": device, "workers": workers, "eval_every": 10**9,
+    upd = {"backend": backend, "threads": threads, "device": device, "workers": workers,
+           "rollout_threads": rollout_threads, "eval_every": 10**9,
            "checkpoint_every": 10**9, "total_steps": 10**9}
     if envs:
         upd["num_envs"] = envs
@@ -64,20 +65,24 @@ def measure(config: str, backend: str, *, updates: int, envs: int | None, thread
         pids = [p.pid for p in tr.pool.procs] if tr.pool else []
         steps0, cpu0, wall0, wcpu0 = tr.steps, time.process_time(), time.perf_counter(), children_cpu(pids)
         split = {"rollout": 0.0, "update": 0.0}
+        wall_split = {"rollout": 0.0, "update": 0.0}
         for _ in range(updates):
             tr.train_update()
             for key in split:
                 split[key] += tr.last_cpu[key]
+                wall_split[key] += tr.last_wall[key]
         cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
         wcpu = children_cpu(pids) - wcpu0
         n = tr.steps - steps0
     gpu = torch.cuda.get_device_name() if device == "cuda" else None
     return {"config": config, "backend": backend, "device": device, "gpu": gpu, "threads": threads,
-            "workers": workers, "num_envs": cfg.num_envs,
+            "rollout_threads": cfg.rollout_threads or threads, "workers": workers,
+            "num_envs": cfg.num_envs,
             "batch_size": cfg.batch_size, "epochs": cfg.epochs, "updates": updates, "decisions": n,
             "cpu_s": round(cpu + wcpu, 2), "main_cpu_s": round(cpu, 2), "workers_cpu_s": round(wcpu, 2),
             "wall_s": round(wall, 2), "rollout_cpu_s": round(split["rollout"], 2),
-            "update_cpu_s": round(split["update"], 2),
+            "update_cpu_s": round(split["update"], 2), "rollout_wall_s": round(wall_split["rollout"], 2),
+            "update_wall_s": round(wall_split["update"], 2),
             "decisions_per_cpu_s": round(n / (cpu + wcpu), 1), "decisions_per_wall_s": round(n / wall, 1),
             "parameters": sum(p.numel() for p in tr.net.parameters()),
             "torch": torch.__version__}
@@ -95,6 +100,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
     ap.add_argument("--workers", default="0", help="environment worker processes, comma-separated values to "
                     "measure each (0: in the training process)")
+    ap.add_argument("--rollout-threads", type=int, default=None, help="torch CPU threads of the rollout's forward "
+                    "passes (default: --threads)")
     ap.add_argument("--out", type=Path, default=None, help="directory for tapfinger_train_speed.json")
     args = ap.parse_args(argv)
     backends = ["dense", "pyg"] if args.backend == "both" else [args.backend]
@@ -108,7 +115,8 @@ def main(argv: list[str] | None = None) -> None:
                 continue
             for workers in (int(w) for w in args.workers.split(",")):
                 row = measure(config, backend, updates=args.updates, envs=n_envs or None, threads=args.threads,
-                              device=args.device, batch_size=args.batch_size, workers=workers)
+                              device=args.device, batch_size=args.batch_size, workers=workers,
+                              rollout_threads=args.rollout_threads)
                 rows.append(row)
                 print(json.dumps(row), flush=True)
     doc = {"benchmark": "tapfinger_train_speed", "regime": "MAPPO updates without validation; CPU time of the "

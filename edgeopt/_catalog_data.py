@@ -5,7 +5,7 @@ tests/test_cli_catalog.py fails when it differs from what the registry reports.
 
 FAMILIES = ('edgecloud', 'hetero', 'tapfinger', 'preemptive', 'okita')
 
-SOURCES_SHA256 = '908ed041eb356d9c290656dbe007140a20f497626e285e8ac8813806d4a7d867'
+SOURCES_SHA256 = 'b3a036e574d6f4a0f7dcc8c3eb3759ed550c028e77d3600f546a684abae75cbc'
 
 GUARDS = [{'algorithms': ['online', 'vanilla_marl'],
   'family': 'tapfinger',

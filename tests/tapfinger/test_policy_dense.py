@@ -181,6 +181,29 @@ def test_batched_training_with_equal_seeds_gives_equal_weights(tmp_path):
     assert any(not torch.equal(sa[k], other.net.state_dict()[k]) for k in sa)
 
 
+def test_rollout_and_update_run_at_their_own_thread_counts(tmp_path, monkeypatch):
+    from edgeopt.tapfinger.policy import trainer
+
+    seen = {}
+    real_rollouts, real_loss = trainer.rollouts, trainer.ppo_loss
+
+    def rollouts(*args, **kw):
+        seen["rollout"] = torch.get_num_threads()
+        return real_rollouts(*args, **kw)
+
+    def ppo_loss(*args, **kw):
+        seen["update"] = torch.get_num_threads()
+        return real_loss(*args, **kw)
+
+    monkeypatch.setattr(trainer, "rollouts", rollouts)
+    monkeypatch.setattr(trainer, "ppo_loss", ppo_loss)
+    before = torch.get_num_threads()
+    trainer.Trainer(_tiny_train(threads=2, rollout_threads=1), tmp_path / "split").run(max_updates=1)
+    assert seen == {"rollout": 1, "update": 2}
+    trainer.Trainer(_tiny_train(threads=2), tmp_path / "same").run(max_updates=1)  # unset: the update's count
+    assert seen == {"rollout": 2, "update": 2} and torch.get_num_threads() == before
+
+
 def test_lockstep_rollouts_keep_every_episode_valid():
     from edgeopt.tapfinger.policy.trainer import rollouts, training_instance
 

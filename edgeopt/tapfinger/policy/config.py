@@ -91,6 +91,9 @@ class TrainConfig(BaseModel):
     eval_seeds: list[int] = [900_000, 900_001]  # validation seeds (never the benchmark's held-out seeds)
     checkpoint_every: int = Field(1, ge=1)  # updates between checkpoints
     threads: int = Field(1, ge=1)  # torch CPU threads (fixed for reproducibility)
+    #: torch CPU threads of the rollout's forward passes (None: ``threads``). Their batches are small, so
+    #: a second thread mostly waits: 1 here and 2 in the update is how 2 cores are used best
+    rollout_threads: int | None = Field(None, ge=1)
     #: HAN implementation: padded dense (default, faster at these graph sizes) or PyG's sparse HANConv
     backend: Literal["dense", "pyg"] = "dense"
     device: Literal["cpu", "cuda"] = "cpu"  # cuda: network and minibatches on the GPU (dense backend)

@@ -255,10 +255,11 @@ class Trainer:
         instances = [training_instance(cfg, self.episodes + e) for e in range(cfg.num_envs)]
         if cfg.workers and self.pool is None:
             self.pool = EnvPool(cfg.workers, cfg.policy)
-        eps = rollouts(self.net, cfg, instances, self.gen, steps, samples, self.pool)
+        with torch_threads(cfg.rollout_threads or cfg.threads):
+            eps = rollouts(self.net, cfg, instances, self.gen, steps, samples, self.pool)
         self.episodes += cfg.num_envs
         self.steps += len(samples)
-        c1 = time.process_time()
+        c1, t1 = time.process_time(), time.perf_counter()
         cols = columns(samples, self.device)
         adv = cols["adv"].double()
         cols["adv"] = ((adv - adv.mean()) / (adv.std(unbiased=False) + 1e-8)).float()
@@ -281,7 +282,9 @@ class Trainer:
                 self.opt.step()
                 stats.append(st)
         self.net.eval()
-        self.last_cpu = {"rollout": c1 - c0, "update": time.process_time() - c1}  # CPU seconds, for benchmarks
+        # CPU seconds of this process and wall seconds, for benchmarks
+        self.last_cpu = {"rollout": c1 - c0, "update": time.process_time() - c1}
+        self.last_wall = {"rollout": t1 - t0, "update": time.perf_counter() - t1}
         self.update += 1
         if self.update % cfg.eval_every == 0:
             self.last_eval = evaluate(self.net, cfg)
