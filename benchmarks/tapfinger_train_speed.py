@@ -103,6 +103,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--rollout-threads", type=int, default=None, help="torch CPU threads of the rollout's forward "
                     "passes (default: --threads)")
     ap.add_argument("--out", type=Path, default=None, help="directory for tapfinger_train_speed.json")
+    ap.add_argument("--tag", default=None, help="write tapfinger_train_speed_TAG.json instead (another setting's "
+                    "rows, e.g. 2cores)")
     args = ap.parse_args(argv)
     backends = ["dense", "pyg"] if args.backend == "both" else [args.backend]
     rows = []
@@ -125,7 +127,8 @@ def main(argv: list[str] | None = None) -> None:
            "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
            "rows": rows}
     if args.out:
-        name = "tapfinger_train_speed.json" if args.device == "cpu" else f"tapfinger_train_speed_{args.device}.json"
+        tag = args.tag or (None if args.device == "cpu" else args.device)
+        name = f"tapfinger_train_speed_{tag}.json" if tag else "tapfinger_train_speed.json"
         path = result_path(args.out, name)
         path.write_text(json.dumps(doc, indent=2) + "\n")
         print(f"wrote {path}")
