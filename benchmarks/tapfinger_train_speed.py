@@ -76,7 +76,7 @@ def measure(config: str, backend: str, *, updates: int, envs: int | None, thread
         n = tr.steps - steps0
     gpu = torch.cuda.get_device_name() if device == "cuda" else None
     return {"config": config, "backend": backend, "device": device, "gpu": gpu, "threads": threads,
-            "rollout_threads": cfg.rollout_threads or threads, "workers": workers,
+            "rollout_threads": cfg.rollout_thread_count, "workers": workers,
             "num_envs": cfg.num_envs,
             "batch_size": cfg.batch_size, "epochs": cfg.epochs, "updates": updates, "decisions": n,
             "cpu_s": round(cpu + wcpu, 2), "main_cpu_s": round(cpu, 2), "workers_cpu_s": round(wcpu, 2),

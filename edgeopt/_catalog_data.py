@@ -5,7 +5,7 @@ tests/test_cli_catalog.py fails when it differs from what the registry reports.
 
 FAMILIES = ('edgecloud', 'hetero', 'tapfinger', 'preemptive', 'okita')
 
-SOURCES_SHA256 = 'b3a036e574d6f4a0f7dcc8c3eb3759ed550c028e77d3600f546a684abae75cbc'
+SOURCES_SHA256 = 'c87f94f2b50f5be0cc97f5bb1bb925895935c634a7d9cf1c0ceb707a424fcee4'
 
 GUARDS = [{'algorithms': ['online', 'vanilla_marl'],
   'family': 'tapfinger',

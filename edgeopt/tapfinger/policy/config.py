@@ -104,6 +104,11 @@ class TrainConfig(BaseModel):
     #: training instance seeds start here; benchmark seeds are small integers, never this large
     train_seed_base: int = 1_000_000
 
+    @property
+    def rollout_thread_count(self) -> int:
+        """The torch CPU threads the rollout runs at (``rollout_threads``, or ``threads`` when unset)."""
+        return self.rollout_threads or self.threads
+
 
 def load_config(path: str | Path) -> TrainConfig:
     """A `TrainConfig` from a TOML or JSON file, or a shipped name (``reduced``, ``full``)."""

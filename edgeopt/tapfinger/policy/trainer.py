@@ -255,7 +255,7 @@ class Trainer:
         instances = [training_instance(cfg, self.episodes + e) for e in range(cfg.num_envs)]
         if cfg.workers and self.pool is None:
             self.pool = EnvPool(cfg.workers, cfg.policy)
-        with torch_threads(cfg.rollout_threads or cfg.threads):
+        with torch_threads(cfg.rollout_thread_count):
             eps = rollouts(self.net, cfg, instances, self.gen, steps, samples, self.pool)
         self.episodes += cfg.num_envs
         self.steps += len(samples)
