@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from edgeopt.core.errors import InputError
+from edgeopt.core.jsonio import refuse_non_regular
 
 T = TypeVar("T")
 
@@ -77,6 +78,7 @@ def run_entry(cmd: list[str], out: str, key: str, cwd: str) -> dict:
             for f in sorted(p for p in private.rglob("*") if p.is_file()):
                 dest = root / f.relative_to(private)
                 dest.parent.mkdir(parents=True, exist_ok=True)
+                refuse_non_regular(dest, what="results")  # a device or FIFO there is never replaced
                 os.replace(f, dest)  # atomic: a reader sees the old file or the new one, never half of one
                 files.append(str(dest.relative_to(root)))
         record = {"key": key, "rc": proc.returncode, "seconds": round(time.perf_counter() - t0, 1),

@@ -292,6 +292,72 @@ def test_unwritable_output_exits_2_before_any_work(command, bad, tmp_path, capsy
     assert sorted(p.name for p in work.iterdir()) == before
 
 
+# ---- output paths that exist and are not regular files (issue 31, item 1) ------------------------------
+
+def _char_device(path: Path) -> Path:
+    os.mknod(path, stat.S_IFCHR | 0o666, os.makedev(1, 7))  # /dev/full's numbers, made in the test's folder
+    return path
+
+
+NODES = {"fifo": lambda p: (os.mkfifo(p), p)[1], "char-device": _char_device}
+
+
+def _node_commands(inst, res, out):
+    return {**{k: _command(k, inst, res, out) for k in ("generate", "run", "solve", "compare-o", "compare-plot",
+                                                          "plot-schedule", "plot-utilisation", "sweep-json",
+                                                          "sweep-store")},
+            "generate-gz": ["generate", "hetero", "-o", out],
+            "bound": ["bound", inst, "--time-limit", "5", "-o", out]}
+
+
+@pytest.mark.parametrize("node", sorted(NODES))
+@pytest.mark.parametrize("command", ["generate", "generate-gz", "run", "solve", "bound", "compare-o", "compare-plot",
+                                     "plot-schedule", "plot-utilisation", "sweep-json", "sweep-store"])
+def test_output_that_is_a_device_or_fifo_is_refused_and_kept(command, node, tmp_path, capsys):
+    """The atomic rename would replace the node itself (as root, ``-o /dev/full`` became a JSON file)."""
+    work = tmp_path / "w"
+    work.mkdir()
+    _, inst = small_instance("hetero", work)
+    res = work / "r.json"
+    api.run("online", api.load(inst)).save(str(res))
+    name = {"compare-plot": "o.png", "plot-schedule": "o.png", "plot-utilisation": "o.png",
+            "generate-gz": "o.json.gz"}.get(command, "o.json")
+    out = NODES[node](work / name)
+    mode = os.lstat(out).st_mode
+    before = sorted(p.name for p in work.iterdir())
+    assert cli(*_node_commands(inst, res, out)[command]) == 2
+    err = capsys.readouterr().err
+    assert_clean_error(err)
+    assert len(err.strip().splitlines()) == 1, err
+    assert "not a regular file" in err or "store" in err, err
+    assert os.lstat(out).st_mode == mode  # still the same node
+    assert sorted(p.name for p in work.iterdir()) == before
+
+
+def test_atomic_file_rechecks_the_target_before_the_rename(tmp_path):
+    """A node that appears while the work runs is refused at the rename too, and the temporary file goes."""
+    out = tmp_path / "o.json"
+    with pytest.raises(InputError, match="not a regular file"):
+        with jsonio.atomic_file(out) as tmp:
+            Path(tmp).write_text("{}")
+            os.mkfifo(out)
+    assert stat.S_ISFIFO(os.lstat(out).st_mode)
+    assert [p.name for p in tmp_path.iterdir()] == ["o.json"]
+
+
+def test_symlink_to_a_device_is_refused_and_a_symlink_to_a_file_is_written(tmp_path):
+    link = tmp_path / "dev.json"
+    link.symlink_to(_char_device(tmp_path / "node"))
+    with pytest.raises(InputError, match="character device"):
+        jsonio.write_json(link, {"a": 1})
+    assert link.is_symlink()
+    target = tmp_path / "t.json"
+    target.write_text("old")
+    (tmp_path / "file.json").symlink_to(target)
+    jsonio.write_json(tmp_path / "file.json", {"a": 1})
+    assert json.loads((tmp_path / "file.json").read_text()) == {"a": 1}
+
+
 def test_write_json_refuses_and_leaves_nothing(tmp_path):
     for bad in ("", tmp_path, "/proc/x.json"):
         with pytest.raises(InputError, match="output"):

@@ -106,9 +106,12 @@ def umask_mode(path: str | os.PathLike[str]) -> None:
 def check_output_path(path: str | os.PathLike[str] | None, *, what: str = "output") -> None:
     """Refuse, before any work is done, an output path that cannot be written (InputError naming ``what``).
 
-    Refused: an empty path (``-o ""``, which a `pathlib.Path` reads as ``.``), an existing directory,
-    a path whose nearest existing ancestor is not a writable directory (``/proc/x.json``, a file used as
-    a folder). Nothing is created here; a write that still fails is refused by `write_json`.
+    Refused: an empty path (``-o ""``, which a `pathlib.Path` reads as ``.``), a path that exists and is
+    not a regular file (a directory, a device such as ``/dev/full``, a FIFO, a socket: the atomic rename
+    of `atomic_file` would replace the node itself, so such a path is never written), a path whose
+    nearest existing ancestor is not a writable directory (``/proc/x.json``, a file used as a folder).
+    A symbolic link is judged by what it points to. Nothing is created here; a write that still fails
+    is refused by `write_json`.
     """
     if path is None:
         return
@@ -116,8 +119,7 @@ def check_output_path(path: str | os.PathLike[str] | None, *, what: str = "outpu
     if text in ("", "."):
         raise InputError(what, "empty path: give a file name")
     p = Path(text)
-    if p.is_dir():
-        raise InputError(what, f"{p} is a directory: give a file name")
+    refuse_non_regular(p, what=what)
     parent = p.parent
     while not parent.exists() and parent != parent.parent:
         parent = parent.parent
@@ -125,6 +127,25 @@ def check_output_path(path: str | os.PathLike[str] | None, *, what: str = "outpu
         raise InputError(what, f"cannot write {p}: {parent} is not a directory")
     if not os.access(parent, os.W_OK | os.X_OK) or _is_pseudo_fs(parent):
         raise InputError(what, f"cannot write {p}: {parent} is not writable")
+
+
+def refuse_non_regular(path: str | os.PathLike[str], *, what: str = "output") -> None:
+    """Raise `InputError` if ``path`` exists and is not a regular file (directory, device, FIFO, socket).
+
+    ``os.stat`` never opens the path, so a FIFO cannot block here. A dangling symbolic link or a
+    missing path passes: writing creates a new regular file.
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    except OSError as exc:
+        raise InputError(what, f"cannot write {path}: {exc.strerror or exc}") from None
+    if stat.S_ISDIR(mode):
+        raise InputError(what, f"{path} is a directory: give a file name")
+    kind = _not_regular(mode)
+    if kind is not None:
+        raise InputError(what, f"{path} exists and is {kind}, not a regular file: refusing to replace it")
 
 
 def _is_pseudo_fs(path: Path) -> bool:
@@ -152,6 +173,7 @@ def atomic_file(path: str | os.PathLike[str], *, what: str = "output") -> Iterat
     try:
         yield tmp
         umask_mode(tmp)
+        refuse_non_regular(target, what=what)  # again: a node may have appeared while we worked
         os.replace(tmp, target)
     except OSError as exc:
         Path(tmp).unlink(missing_ok=True)

@@ -188,3 +188,40 @@ def test_cli_trains_and_resumes(tmp_path):
     with pytest.raises(SystemExit) as exc:  # a finished run directory is not overwritten silently
         main(["train", "tapfinger", "--config", str(cfg), "--out", str(out)])
     assert exc.value.code == 2
+
+
+@pytest.mark.parametrize("where", ["metrics.csv", "card.json", "best/model.safetensors", "."])
+def test_train_refuses_a_run_directory_holding_a_device_or_fifo(where, tmp_path, capsys):
+    """Training would unlink or rename over such a node (metrics.csv is removed at a fresh start); it is
+    refused before the network is built, and the node is kept."""
+    import os
+    import stat
+
+    from edgeopt.cli import main
+
+    cfg = tmp_path / "c.json"
+    cfg.write_text(tiny(total_steps=60).model_dump_json())
+    out = tmp_path / "run"
+    node = out / where if where != "." else out
+    node.parent.mkdir(parents=True, exist_ok=True)
+    if where == "card.json":
+        os.mknod(node, stat.S_IFCHR | 0o666, os.makedev(1, 7))
+    else:
+        os.mkfifo(node)
+    mode = os.lstat(node).st_mode
+    with pytest.raises(SystemExit) as exc:
+        main(["train", "tapfinger", "--config", str(cfg), "--out", str(out)])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: out:") and len(err.strip().splitlines()) == 1, err
+    assert os.lstat(node).st_mode == mode
+
+
+def test_checkpoint_save_refuses_to_replace_a_node(tmp_path):
+    import os
+
+    os.mkfifo(tmp_path / "card.json")
+    net = build_model(tiny().policy)
+    with pytest.raises(InputError, match="FIFO"):
+        checkpoint.save(tmp_path, net, tiny().policy, {"name": "x"})
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["card.json", "model.safetensors"]

@@ -4,7 +4,8 @@ A checkpoint directory holds ``model.safetensors`` (the network's state dict), `
 (configuration, steps, seed, wall time, hardware, evaluation numbers) and, for resuming,
 ``trainer.pt`` (optimizer and RNG states, loaded with ``weights_only=True``). Every file is written
 to a temporary name in the same directory and moved into place (``os.replace``), so a run killed
-mid-write leaves the previous checkpoint intact. Loading compares the card's network
+mid-write leaves the previous checkpoint intact; a file name that exists as a device, FIFO, socket or
+directory is refused, never replaced. Loading compares the card's network
 configuration with the expected one and refuses a mismatch with a clear `InputError`.
 """
 
@@ -13,7 +14,6 @@ from __future__ import annotations
 import json
 import os
 import platform
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,7 @@ import torch
 from safetensors.torch import load_file, save_file
 
 from edgeopt.core import InputError
+from edgeopt.core.jsonio import atomic_file
 from edgeopt.tapfinger.policy.config import PolicyConfig
 from edgeopt.tapfinger.policy.model import build_model
 
@@ -28,18 +29,10 @@ SHIPPED = Path(__file__).parent / "checkpoints"
 
 
 def _atomic(path: Path, write) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
-    try:
+    """Write ``path`` through ``write(tmp)`` and a rename (`edgeopt.core.jsonio.atomic_file`): whole or
+    absent, and a path that exists as a device, FIFO, socket or directory is refused, never replaced."""
+    with atomic_file(path, what="checkpoint") as tmp:
         write(tmp)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; keep the usual mode
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
 
 
 def hardware(device: torch.device | str = "cpu") -> str:

@@ -29,6 +29,8 @@ from typing import Any, Self
 import numpy as np
 import torch
 
+from edgeopt.core import InputError
+from edgeopt.core.jsonio import refuse_non_regular
 from edgeopt.tapfinger.instance import Instance, generate
 from edgeopt.tapfinger.loop import run_episode
 from edgeopt.tapfinger.policy import checkpoint
@@ -176,11 +178,29 @@ def evaluate(net: torch.nn.Module, cfg: TrainConfig) -> float:
     return float(np.mean(vals))
 
 
+#: What a run writes into its directory (and into ``best/``): each must be a regular file or absent.
+RUN_FILES = ("model.safetensors", "trainer.pt", "card.json", "metrics.csv")
+
+
+def check_run_directory(out: Path) -> None:
+    """Refuse, before any work, a run directory that is not a directory, or whose files (``RUN_FILES``,
+    also under ``best/``) exist as a device, FIFO, socket or directory: the run would replace or unlink
+    them (a FIFO would also block the metrics writer). `InputError` naming ``out``."""
+    if out.exists() and not out.is_dir():
+        raise InputError("out", f"{out} exists and is not a directory")
+    for d in (out, out / "best"):
+        if d.exists() and not d.is_dir():
+            raise InputError("out", f"{d} exists and is not a directory")
+        for name in RUN_FILES:
+            refuse_non_regular(d / name, what="out")
+
+
 class Trainer:
     """A training run writing into ``out`` (checkpoint files, metrics.csv)."""
 
     def __init__(self, cfg: TrainConfig, out: str | Path, *, resume: bool = False) -> None:
         self.cfg, self.out = cfg, Path(out)
+        check_run_directory(self.out)
         self.device = torch.device(cfg.device)
         with torch_threads(cfg.threads):
             torch.manual_seed(cfg.seed)
