@@ -12,7 +12,7 @@ import json
 import pytest
 
 from edgeopt import api, certify
-from edgeopt.core import Result, Status
+from edgeopt.core import ModelError, Result, Status
 from tests.reliability_helpers import cli
 
 FAMILIES = [spec.name for spec in api.families()]
@@ -117,3 +117,75 @@ def test_certify_uses_a_lower_bound_when_the_instance_is_too_large_to_re_solve(m
     assert all("fake_bound" in c.evidence for c in cert.claims)
     monkeypatch.setattr(api, "bound", lambda instance, **kw: fake_bound(instance, value=opt.objective - 5))
     assert certify.certify(inst, opt, time_limit=60, max_nonzeros=1).verdict == certify.NOT_CERTIFIED
+
+
+# ---- bounds a hair above the optimum, and forged certificates (issue 31, item 2) ---------------------
+
+def test_a_bound_just_above_the_optimum_is_false_not_float_noise(case):
+    """50.004 above a proven optimum of 50 is 8e-5 relative: inside the old 1e-4 tolerance, yet false."""
+    _, inst, online, opt = case
+    above = opt.objective * (1 + 8e-5) + 1e-3
+    lie = _relabel(online, algorithm="cpsat", status="time_limit", bound=above)
+    assert not api.validate(inst, lie)  # bound <= objective holds: only a re-proof can refute it
+    found = certify.certify(inst, lie, time_limit=120)
+    assert found.verdict == certify.FALSE, found.to_dict()
+    noise = _relabel(online, algorithm="cpsat", status="time_limit", bound=opt.objective * (1 + 1e-12))
+    assert certify.certify(inst, noise, time_limit=120).verdict == certify.CERTIFIED
+
+
+@pytest.fixture(scope="module")
+def bound_case(case):
+    family, inst, online, opt = case
+    res = api.bound(inst, time_limit=60)
+    assert res.status == Status.BOUND and res.bound <= opt.objective + 1e-9
+    return family, inst, res, opt
+
+
+def test_plain_validate_checks_a_bound_results_certificate(bound_case, tmp_path, capsys):
+    family, inst, res, opt = bound_case
+    assert not api.validate(inst, res)
+    assert certify.certify(inst, res, time_limit=60).verdict == certify.CERTIFIED
+    listed = certify.claims(api.family(family), res)
+    assert all(c.checked for c in listed)
+    edited = _relabel(res, bound=max(res.bound, opt.objective) * (1 + 8e-5) + 1e-3)
+    found = api.validate(inst, edited)
+    assert [v.equation for v in found] == ["certificate"], found
+    ipath, rpath = tmp_path / "i.json", tmp_path / "b.json"
+    api.save(inst, ipath)
+    api.save(edited, rpath)
+    assert cli("validate", ipath, rpath) == 1
+    assert "certificate" in capsys.readouterr().out
+    assert cli("validate", ipath, rpath, "--certify", "--time-limit", "30") == 1
+    assert "certify: false" in capsys.readouterr().out
+
+
+def _with_certificate(res: Result, **multipliers) -> Result:
+    d = res.to_dict()
+    cert = json.loads(json.dumps(d["extra"]["certificate"]))
+    cert["multipliers"] = {**cert["multipliers"], **multipliers}
+    d["extra"] = {**d["extra"], "certificate": cert}
+    return Result.from_dict(d)
+
+
+def test_forged_multipliers_are_refused_before_anything_is_allocated(bound_case):
+    """A stated shape of [100000, 100000] once allocated 74.5 GiB; the shape is checked against the
+    rebuilt relaxation first. Non-finite values and indices outside the array are refused too."""
+    import tracemalloc
+
+    _, inst, res, _ = bound_case
+    forged = _with_certificate(res, shape=[100_000, 100_000])
+    tracemalloc.start()
+    try:
+        with pytest.raises(ModelError, match="shape"):
+            api.check_bound(inst, forged)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 200 * 2**20
+    assert any(v.equation == "certificate" for v in api.validate(inst, forged))
+    mult = res.extra["certificate"]["multipliers"]
+    if mult["value"]:
+        with pytest.raises(ModelError, match="finite"):
+            api.check_bound(inst, _with_certificate(res, value=[float("nan")] * len(mult["value"])))
+        with pytest.raises(ModelError, match="index"):
+            api.check_bound(inst, _with_certificate(res, index=[10**12] * len(mult["index"])))
