@@ -25,7 +25,7 @@ from typing import Any
 import pydantic
 
 from edgeopt import families as _families
-from edgeopt.core import AlgorithmSpec, FamilySpec, InputError, Result, Status, Violation, jsonio, lookup
+from edgeopt.core import AlgorithmSpec, FamilySpec, InputError, ModelError, Result, Status, Violation, jsonio, lookup
 from edgeopt.core.family import input_error, instance_sha256
 from edgeopt.core.limits import BuildTimeLimit, Deadline, ModelSize, guard_size
 from edgeopt.core.registry import unavailable
@@ -350,8 +350,6 @@ def is_builtin(algo: AlgorithmSpec) -> bool:
 
 def check_plugin_result(spec: FamilySpec, instance: Any, algo: AlgorithmSpec, result: Any) -> None:
     """Raise `ModelError` when a registered algorithm's output is not a valid `Result` of ``instance``."""
-    from edgeopt.core import ModelError
-
     if not isinstance(result, Result):
         raise ModelError(f"algorithm {spec.name}/{algo.name} returned a {type(result).__name__}, not a Result")
     violations = spec.check_result(instance, result)
@@ -596,9 +594,19 @@ def check_bound(instance: Any, result: Result) -> float:
 
 
 def validate(instance: Any, result: Result) -> list[Violation]:
-    """Every violation of ``result`` on ``instance`` (empty list: valid)."""
+    """Every violation of ``result`` on ``instance`` (empty list: valid).
+
+    A ``bound`` result is also checked against its certificate (`check_bound`, no solver): a forged
+    number or certificate is a violation named ``certificate``.
+    """
     spec = family_of(instance)
-    return spec.check_result(instance, _check_result(result))
+    violations = spec.check_result(instance, _check_result(result))
+    if not violations and result.status == Status.BOUND:
+        try:
+            check_bound(instance, result)
+        except (ModelError, InputError) as exc:
+            violations.append(Violation("certificate", str(exc)))
+    return violations
 
 
 #: The status a comparison row shows for a result that failed validation (`compare` ranks it nowhere).
