@@ -35,6 +35,7 @@ from pyomo.contrib.solver.solvers import highs as _pyomo_highs  # noqa: F401
 
 from edgeopt.core import BuildTimeLimit, Deadline, FamilySpec, ModelError, Result, Status
 from edgeopt.core.family import ZERO_GAP_RTOL, instance_sha256
+from edgeopt.core.limits import HIGHS_NODES_PER_WORK_UNIT, current_work_limit
 
 
 def __getattr__(name: str) -> Any:
@@ -199,7 +200,7 @@ def solve_pyomo(
         raise_exception_on_nonoptimal_result=False,
         load_solutions=False,
         auto_updates=_NO_UPDATES,
-        solver_options=dict(highs_options or {}),
+        solver_options={**_highs_work_options(), **dict(highs_options or {})},
     )
     runtime = max(0.0, time.perf_counter() - t0)
     tc = res.termination_condition
@@ -221,6 +222,14 @@ def solve_pyomo(
     if status == Status.OPTIMAL and bound is None:
         bound = obj
     return SolverOutcome(status, obj, bound, runtime, tc.name, has, translate_s, given)
+
+
+def _highs_work_options() -> dict[str, Any]:
+    """HiGHS's node limit for the work limit in force (`edgeopt.core.limits.work_limit`), if any."""
+    units = current_work_limit()
+    if units is None:
+        return {}
+    return {"mip_max_nodes": max(1, round(units * HIGHS_NODES_PER_WORK_UNIT))}
 
 
 def solve_cpsat(
@@ -252,6 +261,9 @@ def solve_cpsat(
     # interleaved search is CP-SAT's deterministic multi-worker mode: two solves of one instance give the
     # same schedule (the README's promise: only the timing fields differ)
     solver.parameters.interleave_search = True
+    units = current_work_limit()
+    if units is not None:  # deterministic: the same stopping point on any machine (limits.work_limit)
+        solver.parameters.max_deterministic_time = float(units)
     for key, value in (params or {}).items():
         setattr(solver.parameters, key, value)
     box: dict[str, Any] = {}

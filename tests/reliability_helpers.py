@@ -89,6 +89,12 @@ def load_certified(family: str, name: str) -> tuple[Any, dict]:
     return inst, jsonio.read_json(str(INSTANCES / family / f"{name}.optimum.json"), what="optimum")
 
 
+#: Deterministic work (`edgeopt.core.limits.work_limit`) for a test that needs a proven optimum: ample for the
+#: suite's small instances (they prove within a few units), and the same on an idle and a loaded machine.
+#: Such a test gives the clock an hour, so that only this budget can stop the solver.
+PROOF_WORK = 1000.0
+
+
 def limit_cpsat_by_work(monkeypatch: pytest.MonkeyPatch, deterministic_s: float = 0.2) -> None:
     """Make every CP-SAT solve of `formulations.common` stop after ``deterministic_s`` of CP-SAT's
     deterministic time (its own work units; 0.2 is about 1.5 s of CPU on an idle core) instead of a

@@ -135,7 +135,7 @@ def test_a_bound_just_above_the_optimum_is_false_not_float_noise(case):
 
 @pytest.fixture(scope="module")
 def bound_case(case):
-    family, inst, online, opt = case
+    family, inst, _, opt = case
     res = api.bound(inst, time_limit=60)
     assert res.status == Status.BOUND and res.bound <= opt.objective + 1e-9
     return family, inst, res, opt

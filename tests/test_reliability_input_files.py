@@ -337,10 +337,9 @@ def test_output_that_is_a_device_or_fifo_is_refused_and_kept(command, node, tmp_
 def test_atomic_file_rechecks_the_target_before_the_rename(tmp_path):
     """A node that appears while the work runs is refused at the rename too, and the temporary file goes."""
     out = tmp_path / "o.json"
-    with pytest.raises(InputError, match="not a regular file"):
-        with jsonio.atomic_file(out) as tmp:
-            Path(tmp).write_text("{}")
-            os.mkfifo(out)
+    with pytest.raises(InputError, match="not a regular file"), jsonio.atomic_file(out) as tmp:
+        Path(tmp).write_text("{}")
+        os.mkfifo(out)
     assert stat.S_ISFIFO(os.lstat(out).st_mode)
     assert [p.name for p in tmp_path.iterdir()] == ["o.json"]
 

@@ -15,6 +15,7 @@ the size and what to do, instead of building a model that cannot fit.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import ctypes
 import dataclasses
 import logging
@@ -156,3 +157,55 @@ def guard_size(size: ModelSize, *, method: str, max_nonzeros: int | None) -> Non
             "use a smaller instance, the other method, a bound from `formulations`, "
             "or raise the budget with --max-model-size",
         )
+
+
+# ---- a limit on deterministic solver work (the same on every machine, however busy) ----------------
+
+#: Largest work limit accepted (deterministic units; see `work_limit`).
+MAX_WORK_LIMIT = 1e6
+#: HiGHS branch-and-bound nodes allowed per unit of work (HiGHS has no deterministic clock; with one
+#: thread its search is deterministic, so a node count is a work measure that repeats exactly).
+HIGHS_NODES_PER_WORK_UNIT = 100
+
+_work_limit: contextvars.ContextVar[float | None] = contextvars.ContextVar("edgeopt_work_limit", default=None)
+
+
+def check_work_limit(value: float | None) -> float | None:
+    """``value`` if it is a usable work limit (None: no limit); `InputError` naming ``work_limit`` otherwise."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (0 < value <= MAX_WORK_LIMIT):
+        raise InputError("work_limit", f"must be a number of work units in (0, {MAX_WORK_LIMIT:g}], got {value!r}")
+    return float(value)
+
+
+@contextlib.contextmanager
+def work_limit(units: float | None) -> Iterator[None]:
+    """Limit every exact solve inside the block by deterministic work instead of the clock alone.
+
+    A wall-clock limit stops a solver at a different point on a busy machine than on an idle one; a
+    work limit stops it at the same point everywhere, so a result obtained under it is reproducible
+    (same status, incumbent and bound) on any machine at any load. One unit is:
+
+    * CP-SAT: one second of its deterministic time (``max_deterministic_time``; on an idle core
+      roughly a CPU second);
+    * HiGHS: `HIGHS_NODES_PER_WORK_UNIT` branch-and-bound nodes (``mip_max_nodes``). The root node's
+      LP and cuts are not counted: the wall-clock limit still bounds them.
+
+    The wall-clock ``time_limit`` keeps applying; whichever is reached first stops the search (status
+    ``time_limit`` either way). ``None`` lifts the work limit.
+    """
+    token = _work_limit.set(check_work_limit(units))
+    try:
+        yield
+    finally:
+        _work_limit.reset(token)
+
+
+#: The name `edgeopt.api` uses, where ``work_limit`` is an argument.
+work_limit_scope = work_limit
+
+
+def current_work_limit() -> float | None:
+    """The work limit in force (`work_limit`), or None."""
+    return _work_limit.get()

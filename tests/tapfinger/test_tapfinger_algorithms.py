@@ -6,9 +6,10 @@ import pytest
 
 from edgeopt import api
 from edgeopt.core import Status, registered
+from edgeopt.core.limits import work_limit
 from edgeopt.tapfinger import FAMILY, generate
 from formulations.tapfinger import METHODS, SIZES, start_rate_bound
-from tests.reliability_helpers import certified_names, load_certified
+from tests.reliability_helpers import PROOF_WORK, certified_names, load_certified
 
 ALGOS = ["random", "minimum", "optimus", "optimus_np", "tiresias", "tiresias_np", "greedy"]
 ORDERED = [f"{a}_ordered" for a in ALGOS]
@@ -85,8 +86,9 @@ def test_preemptive_baselines_pay_switch_overheads():
 def test_exact_models_agree_and_no_baseline_beats_them(seed):
     # horizon 40 (not the preset's 64) keeps the time-indexed MILP at about a second
     inst = generate("small", seed=seed, horizon=40)
-    milp = METHODS["milp"](inst, time_limit=30)
-    cp = METHODS["cpsat"](inst, time_limit=30)
+    with work_limit(PROOF_WORK):  # stopped by deterministic work, never by the clock: the same at any load
+        milp = METHODS["milp"](inst, time_limit=3600)
+        cp = METHODS["cpsat"](inst, time_limit=3600)
     assert milp.status == cp.status == Status.OPTIMAL
     assert milp.objective == pytest.approx(cp.objective)
     assert not FAMILY.check_result(inst, milp) and not FAMILY.check_result(inst, cp)
