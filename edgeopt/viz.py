@@ -243,6 +243,9 @@ def plot_usage(
     """
     import numpy as np
 
+    if isinstance(max_panels, bool) or not isinstance(max_panels, int) or max_panels < 1:
+        raise TypeError(f"max_panels: expected a positive int, got {max_panels!r}")
+    steps = [_steps(s) for s in series]
     shown = list(series)[:max_panels]
     n = max(1, len(shown))
     if fig is None:
@@ -253,13 +256,10 @@ def plot_usage(
 
     axes = fig.subplots(n, 1, sharex=True, squeeze=False)[:, 0]
     # The time axis ends a little after the last slot anything is used in (the horizon is often far longer).
-    busy = [int(np.flatnonzero(np.asarray(s.used, dtype=float))[-1]) + 1 for s in series
-            if np.any(np.asarray(s.used, dtype=float))]
-    longest = max((len(s.used) for s in shown), default=1)
-    t_show = min(longest, int(max(busy, default=longest) * 1.08) + 1) if busy else longest
-    for ax, s in zip(axes, shown, strict=False):
-        used = np.asarray(s.used, dtype=float)
-        t = np.arange(len(used) + 1)
+    busy = [float(t[1:][np.flatnonzero(u)[-1]]) for t, u in steps if np.any(u)]
+    longest = max((float(t[-1]) for t, _ in steps[:len(shown)]), default=1.0)
+    t_show = min(longest, int(max(busy) * 1.08) + 1) if busy else longest
+    for ax, s, (t, used) in zip(axes, shown, steps, strict=False):
         ax.stairs(used, t, fill=True, color="#4c72b0", alpha=0.75, label="used")
         cap = np.broadcast_to(np.asarray(s.capacity, dtype=float), used.shape)
         finite = np.isfinite(cap)
@@ -284,6 +284,20 @@ def plot_usage(
     if title or note:
         fig.suptitle((title or "") + note, fontsize=10)
     return fig
+
+
+def _steps(s: UsageSeries) -> tuple[Any, Any]:
+    """(edges, used) of a series as float arrays: a per-slot series has edges 0, 1, ..., len(used)."""
+    import numpy as np
+
+    used = np.asarray(s.used, dtype=float)
+    if s.edges is None:
+        return np.arange(used.size + 1, dtype=float), used
+    edges = np.asarray(s.edges, dtype=float)
+    if edges.shape != (used.size + 1,):
+        raise ValueError(f"usage series {s.resource!r}: {edges.size} edges for {used.size} steps "
+                         f"(expected {used.size + 1})")
+    return edges, used
 
 
 def plot_comparison(comparison: Any, *, ax: Axes | None = None) -> Axes:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from edgeopt.core.views import GanttBar, JobRow, UsageSeries, bar_label
+from edgeopt.core.views import GanttBar, JobRow, UsageSeries, bar_label, step_usage
 from edgeopt.edgecloud.instance import Instance
 from edgeopt.edgecloud.schedule import Schedule
 
@@ -40,23 +40,41 @@ def gantt(instance: Instance, schedule: Schedule) -> list[GanttBar]:
 
 
 def usage(instance: Instance, schedule: Schedule) -> list[UsageSeries]:
-    """Workers in use per server and slot (all types), and PSs in use over all servers."""
+    """Workers in use per server and slot (all types), and PSs in use over all servers.
+
+    Step series (`step_usage`): the horizon runs to millions of slots and the servers to thousands,
+    so a dense servers x slots array could take gigabytes; the sweep costs the schedule's pieces.
+    """
     S, T = len(instance.servers), instance.horizon
-    workers = np.zeros((S, T + 1))
-    ps = np.zeros(T + 1)
+    srv: list[int] = []
+    lo: list[int] = []
+    hi: list[int] = []
+    amount: list[float] = []
+    ps_lo: list[int] = []
+    ps_hi: list[int] = []
     for run in schedule.jobs:
         for seg in run.pieces():
-            lo, hi = max(0, seg.start), min(T, seg.end)
-            if hi <= lo:
-                continue
+            ps_lo.append(seg.start)
+            ps_hi.append(seg.end)
             for s, c in seg.workers.items():
                 if 0 <= s < S:
-                    workers[s, lo:hi] += c
-            ps[lo:hi] += 1
+                    srv.append(s)
+                    lo.append(seg.start)
+                    hi.append(seg.end)
+                    amount.append(c)
+    server = np.asarray(srv, dtype=np.int64)
+    order = np.argsort(server, kind="stable")
+    bounds = np.searchsorted(server[order], np.arange(S + 1))
+    start, end, held = (np.asarray(x, dtype=float)[order] for x in (lo, hi, amount))
     W, P = instance.W(), instance.P()
-    out = [UsageSeries(resource=f"workers, {server_name(instance, s)}", used=workers[s, :T].tolist(),
-                       capacity=float(W[s].sum())) for s in range(S)]
-    out.append(UsageSeries(resource="PSs, all servers", used=ps[:T].tolist(), capacity=float(P.sum())))
+    out = []
+    for s in range(S):
+        k = slice(bounds[s], bounds[s + 1])
+        edges, used = step_usage(start[k], end[k], held[k], T)
+        out.append(UsageSeries(resource=f"workers, {server_name(instance, s)}", used=used,
+                               capacity=float(W[s].sum()), edges=edges))
+    edges, used = step_usage(ps_lo, ps_hi, 1.0, T)
+    out.append(UsageSeries(resource="PSs, all servers", used=used, capacity=float(P.sum()), edges=edges))
     return out
 
 

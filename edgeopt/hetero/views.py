@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from edgeopt.core.views import GanttBar, JobRow, UsageSeries, bar_label
+from edgeopt.core.views import GanttBar, JobRow, UsageSeries, bar_label, step_usage
 from edgeopt.hetero.instance import Instance
 from edgeopt.hetero.schedule import Schedule
-from edgeopt.hetero.schedule import usage as resource_use
 
 
 def _server_name(instance: Instance, h: int) -> str:
@@ -35,11 +34,36 @@ def gantt(instance: Instance, schedule: Schedule) -> list[GanttBar]:
 
 
 def usage(instance: Instance, schedule: Schedule) -> list[UsageSeries]:
-    """Used amount of each resource per slot, summed over servers, against the total capacity."""
-    use = resource_use(instance, schedule).sum(axis=0)  # [R, T]
+    """Used amount of each resource per slot, summed over servers, against the total capacity.
+
+    Step series (`step_usage`) built from each piece's total demand: the same amounts as
+    `edgeopt.hetero.schedule.usage` summed over servers, without its servers x resources x slots
+    array (gigabytes at a horizon of millions of slots). Entries on unknown servers or types are
+    skipped, as there.
+    """
+    H, R, T = len(instance.servers), len(instance.resources), instance.horizon
+    e, z = instance.worker_demand, instance.ps_demand
+    lo: list[int] = []
+    hi: list[int] = []
+    held: list[np.ndarray] = []
+    for js in schedule.jobs:
+        if js.worker_type >= len(e) or js.job >= len(instance.jobs):
+            continue
+        for seg in js.pieces():
+            w = sum(c for h, c in seg.workers.items() if 0 <= h < H and c > 0)
+            p = (sum(c for h, c in seg.ps.items() if 0 <= h < H and c > 0)
+                 if js.ps_type is not None and js.ps_type < len(z) else 0)
+            if w or p:
+                lo.append(seg.start)
+                hi.append(seg.end)
+                held.append(w * e[js.worker_type] + (p * z[js.ps_type] if p else 0.0))
+    amounts = np.asarray(held, dtype=float).reshape(len(held), R)
     cap = instance.capacity.sum(axis=0)  # [R]
-    return [UsageSeries(resource=name, used=use[r].tolist(), capacity=float(cap[r]))
-            for r, name in enumerate(instance.resources)]
+    out = []
+    for r, name in enumerate(instance.resources):
+        edges, used = step_usage(lo, hi, amounts[:, r], T)
+        out.append(UsageSeries(resource=name, used=used, capacity=float(cap[r]), edges=edges))
+    return out
 
 
 def job_rows(instance: Instance, schedule: Schedule) -> list[JobRow]:

@@ -14,7 +14,7 @@ from collections import Counter
 
 import numpy as np
 
-from edgeopt.core.views import GanttBar, JobRow, UsageSeries, bar_label
+from edgeopt.core.views import GanttBar, JobRow, UsageSeries, bar_label, step_usage
 from edgeopt.preemptive.instance import Instance
 from edgeopt.preemptive.schedule import Schedule, colocated, completion
 
@@ -58,17 +58,53 @@ def gantt(instance: Instance, schedule: Schedule) -> list[GanttBar]:
 
 
 def usage(instance: Instance, schedule: Schedule) -> list[UsageSeries]:
-    """Busy workers per server and slot against its number of workers (the cloud: unlimited)."""
+    """Busy workers per server and slot against its number of workers (the cloud: unlimited).
+
+    Step series (`step_usage`) over each chunk's runs of consecutive slots: a servers x slots array
+    at a paper-size horizon (8 million slots) took gigabytes; the runs cost about one entry per chunk.
+    A slot listed twice in a chunk counts twice, as a per-slot count would.
+    """
     S, T = len(instance.servers), instance.horizon
-    busy = np.zeros((S, T))
+    srv: list[int] = []
+    lo: list[int] = []
+    hi: list[int] = []
+    held: list[int] = []
     for js in schedule.jobs:
         for c in js.chunks:
-            slots = np.asarray([t for t in c.slots if 0 <= t < T], dtype=np.int64)
-            if 0 <= c.server < S and slots.size:
-                np.add.at(busy[c.server], slots, 1)
-    return [UsageSeries(resource=f"workers, {server_name(instance, s)}", used=busy[s].tolist(),
-                        capacity=float("inf") if sv.is_cloud else float(len(sv.workers)))
-            for s, sv in enumerate(instance.servers)]
+            if not 0 <= c.server < S or not c.slots:
+                continue
+            for start, end, k in _slot_runs(c.slots, T):
+                srv.append(c.server)
+                lo.append(start)
+                hi.append(end)
+                held.append(k)
+    server = np.asarray(srv, dtype=np.int64)
+    order = np.argsort(server, kind="stable")
+    bounds = np.searchsorted(server[order], np.arange(S + 1))
+    start, end, amount = (np.asarray(x, dtype=float)[order] for x in (lo, hi, held))
+    out = []
+    for s, sv in enumerate(instance.servers):
+        k = slice(bounds[s], bounds[s + 1])
+        edges, used = step_usage(start[k], end[k], amount[k], T)
+        out.append(UsageSeries(resource=f"workers, {server_name(instance, s)}", used=used,
+                               capacity=float("inf") if sv.is_cloud else float(len(sv.workers)), edges=edges))
+    return out
+
+
+def _slot_runs(slots: list[int], horizon: int) -> list[tuple[int, int, int]]:
+    """(start, end, k): runs of consecutive slots in [0, horizon) each listed k times in ``slots``."""
+    first, last, n = slots[0], slots[-1], len(slots)
+    if last - first == n - 1 and 0 <= first and last < horizon and slots == list(range(first, last + 1)):
+        return [(first, last + 1, 1)]  # the usual chunk: one run of distinct consecutive slots
+    a = np.asarray(slots, dtype=np.int64)
+    a = a[(a >= 0) & (a < horizon)]
+    if a.size == 0:
+        return []
+    t, k = np.unique(a, return_counts=True)
+    cut = np.flatnonzero((np.diff(t) != 1) | (np.diff(k) != 0)) + 1
+    first_i = np.concatenate([[0], cut])
+    last_i = np.concatenate([cut - 1, [t.size - 1]])
+    return list(zip(t[first_i].tolist(), (t[last_i] + 1).tolist(), k[first_i].tolist(), strict=True))
 
 
 def job_rows(instance: Instance, schedule: Schedule) -> list[JobRow]:

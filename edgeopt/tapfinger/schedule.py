@@ -187,14 +187,21 @@ def gantt(instance: Instance, schedule: Schedule) -> list[GanttBar]:
 
 
 def usage(instance: Instance, schedule: Schedule) -> list[UsageSeries]:
-    """Used amount of each resource summed over clusters, per timestep, up to the last end."""
-    T = max([pl.end for pl in schedule.placements] or [1])
+    """Used amount of each resource summed over clusters, per timestep, up to the last end.
+
+    Ends past the horizon (an invalid schedule) are cut at it: the series is never longer than the
+    horizon, whatever a result file states.
+    """
+    T = max(1, min(instance.horizon, max([pl.end for pl in schedule.placements] or [1])))
     R = len(instance.resources)
     used = np.zeros((R, T))
     for pl in schedule.placements:
         for s in pl.runs():
+            lo, hi = max(0, s.start), min(T, s.end)
+            if hi <= lo:
+                continue
             for r, name in enumerate(instance.resources):
-                used[r, s.start:s.end] += s.allocation.get(name, 0)
+                used[r, lo:hi] += s.allocation.get(name, 0)
     return [UsageSeries(resource=name, used=used[r].tolist(),
                         capacity=float(sum(c.capacity[r] for c in instance.clusters)))
             for r, name in enumerate(instance.resources)]
