@@ -56,4 +56,4 @@ def test_plot_schedule_options(tmp_path, capsys):
     code, _, err = run(["plot-schedule", inst, res, "-o", tmp_path / "x.png", "--window", "8"], capsys)
     assert code == 2 and "window" in err and not (tmp_path / "x.png").exists()
     code, _, err = run(["plot-schedule", inst, res, "-o", tmp_path / "x.png", "--servers", "nowhere"], capsys)
-    assert code == 2 and "rows" in err
+    assert code == 2 and "--servers" in err and "nowhere" in err

@@ -220,3 +220,240 @@ def test_one_labelling_convention_across_families(family):
     assert bars
     for b in bars:
         assert re.fullmatch(r"j\d+( \d+(\.\d+)?[a-z_]+(\+\d+(\.\d+)?[a-z_]+)*)?", b.label), b.label
+
+
+# ---- plots of hostile or mismatched inputs: bounded memory, checked selections, checked results ----------
+
+
+def _dense_usage(family, inst, sched):
+    """The per-slot computation the usage adapters made before their step series (slots x servers arrays),
+    kept here to check that the step series give the same amounts slot by slot."""
+    import numpy as np
+
+    if family == "edgecloud":
+        S, T = len(inst.servers), inst.horizon
+        workers, ps = np.zeros((S, T + 1)), np.zeros(T + 1)
+        for run in sched.jobs:
+            for seg in run.pieces():
+                lo, hi = max(0, seg.start), min(T, seg.end)
+                if hi > lo:
+                    for s, c in seg.workers.items():
+                        workers[s, lo:hi] += c
+                    ps[lo:hi] += 1
+        return [*workers[:, :T], ps[:T]]
+    if family == "hetero":
+        from edgeopt.hetero.schedule import usage
+
+        return list(usage(inst, sched).sum(axis=0))
+    if family == "preemptive":
+        S, T = len(inst.servers), inst.horizon
+        busy = np.zeros((S, T))
+        for js in sched.jobs:
+            for c in js.chunks:
+                np.add.at(busy[c.server], np.asarray(c.slots, dtype=np.int64), 1)
+        return list(busy)
+    if family == "okita":
+        from edgeopt.okita.schedule import usage_per_slot
+
+        return list(usage_per_slot(inst, sched).sum(axis=1).T)
+    T = max([pl.end for pl in sched.placements] or [1])  # tapfinger
+    used = np.zeros((len(inst.resources), T))
+    for pl in sched.placements:
+        for s in pl.runs():
+            for r, name in enumerate(inst.resources):
+                used[r, s.start:s.end] += s.allocation.get(name, 0)
+    return list(used)
+
+
+#: Per family, algorithms whose schedules differ in shape (preemptive segments, elastic chunks).
+USAGE_ALGORITHMS = {"edgecloud": ["online", "preemptive"], "hetero": ["online", "tiresias"],
+                    "preemptive": ["online", "srtf"], "okita": ["online", "fifo"], "tapfinger": ["greedy", "optimus"]}
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_usage_series_equal_the_per_slot_computation(family):
+    """The step series (an event sweep, bounded by the schedule's size) hold the amounts the old
+    servers x slots arrays held, slot by slot; a chart of them is the same."""
+    import numpy as np
+
+    spec = api.family(family)
+    inst = api.generate(family, "small", seed=3)
+    for name in USAGE_ALGORITHMS[family]:
+        sched = spec.parse_schedule(api.run(name, inst).schedule)
+        series = spec.usage(inst, sched)
+        dense = _dense_usage(family, inst, sched)
+        assert len(series) == len(dense)
+        for s, d in zip(series, dense, strict=True):
+            got = np.asarray(s.per_slot())
+            assert got.shape == d.shape, (name, s.resource)
+            assert np.allclose(got, d, rtol=1e-12, atol=1e-9), (name, s.resource)
+            assert np.array_equal(got == 0, d == 0) or not np.allclose(d[got == 0], 0)
+
+
+def test_step_usage_is_exactly_zero_where_nothing_runs():
+    from edgeopt.core.views import UsageSeries, step_usage
+
+    edges, used = step_usage([0, 2, 7], [4, 6, 9], [0.1, 0.2, 0.7], 12)  # 0.1 + 0.2 - 0.1 - 0.2 != 0 in floats
+    assert edges == [0, 2, 4, 6, 7, 9, 12]
+    assert used[3] == 0.0 and used[-1] == 0.0
+    assert UsageSeries("x", used, 1.0, edges).per_slot()[:8] == pytest.approx([0.1, 0.1, 0.3, 0.3, 0.2, 0.2, 0, 0.7])
+    assert step_usage([5, -3], [2, 10**12], [1, 2], 10) == ([0, 10], [2.0])  # empty ones dropped, clipped
+
+
+def test_a_step_series_draws_the_chart_of_its_per_slot_series():
+    import numpy as np
+
+    from edgeopt.core.views import step_usage
+
+    edges, used = step_usage([1, 3], [5, 8], [2, 1], 50)
+    step = viz.plot_usage([UsageSeries("w", used, 4.0, edges)]).axes[0]
+    dense = viz.plot_usage([UsageSeries("w", UsageSeries("w", used, 4.0, edges).per_slot(), 4.0)]).axes[0]
+    assert step.get_xlim() == dense.get_xlim() and step.get_ylim() == dense.get_ylim()
+    mid = np.arange(50) + 0.5
+    for a, b in zip(step.patches, dense.patches, strict=True):
+        (va, ea, _), (vb, eb, _) = a.get_data(), b.get_data()
+        assert np.array_equal(np.asarray(va)[np.searchsorted(ea, mid) - 1], np.asarray(vb)[np.searchsorted(eb, mid) - 1])
+
+
+@pytest.fixture(scope="module")
+def hetero_files(tmp_path_factory):
+    """A small hetero instance, its online result, another instance, and a result that drops job 0."""
+    import json
+
+    d = tmp_path_factory.mktemp("plots")
+    inst = api.generate("hetero", "small", seed=2)
+    api.save(inst, d / "i.json")
+    api.save(api.generate("hetero", "small", seed=5), d / "other.json")
+    res = api.run("online", inst)
+    res.save(str(d / "r.json"))
+    dropped = json.loads((d / "r.json").read_text())
+    dropped["schedule"]["jobs"] = [js for js in dropped["schedule"]["jobs"] if js["job"] != 0]
+    (d / "dropped.json").write_text(json.dumps(dropped))
+    return d
+
+
+def _plot(command, files, out, *extra, result="r.json", instance="i.json"):
+    from tests.reliability_helpers import cli
+
+    return cli(command, files / instance, files / result, "-o", out, *extra)
+
+
+def test_plot_schedule_clips_a_huge_job_range_to_the_instance(hetero_files, tmp_path, capsys):
+    """'0-1000000000' was expanded into a billion-entry list (MemoryError); it now selects every job."""
+    from edgeopt.cli import _job_selection
+
+    assert _job_selection("0-1000000000", [0, 1, 2, 5]) == [0, 1, 2, 5]
+    assert _job_selection("1-3,5", [0, 1, 2, 5]) == [1, 2, 5]
+    assert _plot("plot-schedule", hetero_files, tmp_path / "g.png", "--jobs", "0-1000000000") == 0
+    assert (tmp_path / "g.png").read_bytes()[:4] == b"\x89PNG"
+    inst = api.load(hetero_files / "i.json")
+    ax = api.plot_schedule(inst, api.load_result(hetero_files / "r.json"), jobs=range(10**12))
+    assert set(_gantt(ax)[1]) == set(scheduled_ids(api.load_result(hetero_files / "r.json")))
+
+
+@pytest.mark.parametrize(("option", "value", "named"), [
+    ("--jobs", "5000-6000", "--jobs"), ("--jobs", "9-3", "--jobs"), ("--jobs", "abc", "--jobs"),
+    ("--jobs", "1,99999", "--jobs"), ("--jobs", ",", "--jobs"), ("--jobs", ",".join(["1"] * 10_001), "--jobs"),
+    ("--jobs", "-5", "--jobs"), ("--servers", ",,", "--servers"), ("--servers", "no such server", "--servers"),
+    ("--window", "inf:5", "--window"), ("--window", "1e9:1e10", "--window"), ("--window", "5:2", "--window"),
+    ("--window", "3", "--window"),
+])
+def test_plot_schedule_refuses_an_absurd_or_empty_selection(hetero_files, tmp_path, capsys, option, value, named):
+    from tests.reliability_helpers import assert_clean_error
+
+    out = tmp_path / "g.png"
+    assert _plot("plot-schedule", hetero_files, out, option, value) == 2
+    err = capsys.readouterr().err
+    assert_clean_error(err, f"error: {named}:")
+    assert len(err.strip().splitlines()) == 1, err
+    assert not out.exists()
+
+
+def test_api_plot_schedule_refuses_unknown_or_unscheduled_jobs(hetero_files):
+    from edgeopt.core.errors import InputError
+
+    inst, res = api.load(hetero_files / "i.json"), api.load_result(hetero_files / "r.json")
+    with pytest.raises(InputError, match="jobs: not jobs of the instance: 99999"):
+        api.plot_schedule(inst, res, jobs=[0, 99999])
+    with pytest.raises(InputError, match="jobs: range"):
+        api.plot_schedule(inst, res, jobs=range(10**6, 10**9))
+    ax = api.plot_schedule(inst, res, window=(0, 10**9))  # the end is clipped to the horizon
+    assert ax.get_xlim() == (0, inst.horizon)
+
+
+@pytest.mark.parametrize("command", ["plot-schedule", "plot-utilisation"])
+def test_plot_refuses_a_result_of_another_instance(hetero_files, tmp_path, capsys, command):
+    from tests.reliability_helpers import assert_clean_error
+
+    out = tmp_path / "p.png"
+    assert _plot(command, hetero_files, out, instance="other.json") == 2
+    err = capsys.readouterr().err
+    assert_clean_error(err, "instance_sha256", "another instance")
+    assert len(err.strip().splitlines()) == 1, err
+    assert not out.exists()
+
+
+def test_api_plots_refuse_a_result_of_another_instance(hetero_files):
+    from edgeopt.core.errors import InputError
+
+    other, res = api.load(hetero_files / "other.json"), api.load_result(hetero_files / "r.json")
+    for plot in (api.plot_schedule, api.plot_utilisation):
+        with pytest.raises(InputError, match="another instance"):
+            plot(other, res)
+
+
+@pytest.mark.parametrize("command", ["plot-schedule", "plot-utilisation"])
+def test_plot_draws_an_invalid_result_marked_with_a_warning(hetero_files, tmp_path, capsys, command):
+    """A result that drops a job is drawn (to see what broke), never silently: one warning line naming
+    the first violation, and INVALID in the title."""
+    out = tmp_path / "p.svg"
+    assert _plot(command, hetero_files, out, result="dropped.json") == 0
+    lines = capsys.readouterr().err.strip().splitlines()
+    warning = [ln for ln in lines if ln.startswith("warning:")]
+    assert len(warning) == 1 and "INVALID" in warning[0] and "job 0" in warning[0], lines
+    assert "neither scheduled nor" in warning[0]
+    assert "INVALID" in out.read_text()
+    assert _plot(command, hetero_files, tmp_path / "ok.png") == 0
+    assert not [ln for ln in capsys.readouterr().err.splitlines() if ln.startswith("warning:")]
+
+
+def test_api_plots_mark_an_invalid_result(hetero_files):
+    inst, res = api.load(hetero_files / "i.json"), api.load_result(hetero_files / "dropped.json")
+    with pytest.warns(api.InvalidResultWarning, match="job 0"):
+        ax = api.plot_schedule(inst, res)
+    assert ax.get_title().startswith("INVALID")
+    with pytest.warns(api.InvalidResultWarning):
+        fig = api.plot_utilisation(inst, res)
+    assert fig.get_suptitle().startswith("INVALID")
+    assert viz.overlaps_figure(fig) == []
+
+
+def _char_device(path):
+    import os
+    import stat
+
+    os.mknod(path, stat.S_IFCHR | 0o666, os.makedev(1, 7))  # /dev/full's numbers, in the test's folder
+    return path
+
+
+def _fifo(path):
+    import os
+
+    os.mkfifo(path)
+    return path
+
+
+@pytest.mark.parametrize("make", [_fifo, _char_device], ids=["fifo", "char-device"])
+@pytest.mark.parametrize("command", ["plot-schedule", "plot-utilisation"])
+def test_plot_output_that_is_a_fifo_or_device_is_refused_and_kept(hetero_files, tmp_path, capsys, command, make):
+    import os
+
+    from tests.reliability_helpers import assert_clean_error
+
+    out = make(tmp_path / "p.png")
+    mode = os.lstat(out).st_mode
+    assert _plot(command, hetero_files, out) == 2
+    err = capsys.readouterr().err
+    assert_clean_error(err, "not a regular file")
+    assert len(err.strip().splitlines()) == 1, err
+    assert os.lstat(out).st_mode == mode  # still the same node, never replaced
