@@ -55,3 +55,25 @@ def test_input_error_survives_pickling_with_field_message_and_details():
     back = pickle.loads(pickle.dumps(err))
     assert isinstance(back, InputError)
     assert (back.field, back.message, back.details, str(back)) == (err.field, err.message, err.details, str(err))
+
+
+def test_depth_check_in_chunks_equals_the_one_pass_check(monkeypatch):
+    """`_depth_ok` scans in chunks (bounded memory); it decides as one pass over the whole text does."""
+    import random
+
+    import numpy as np
+
+    from edgeopt.core import jsonio
+
+    def one_pass(text: str, limit: int) -> bool:
+        raw = np.frombuffer(jsonio._STRING.sub("", text).encode(), dtype=np.uint8)
+        step = np.isin(raw, (ord("["), ord("{"))).astype(np.int64) - np.isin(raw, (ord("]"), ord("}")))
+        return raw.size == 0 or int(np.cumsum(step).max()) <= limit
+
+    monkeypatch.setattr(jsonio, "_DEPTH_CHUNK", 7)
+    rng = random.Random(0)
+    for _ in range(2000):
+        text = "".join(rng.choice('[]{}"a\\,') for _ in range(rng.randint(0, 120)))
+        for limit in (0, 1, 2, 4):
+            assert jsonio._depth_ok(text, limit) == one_pass(text, limit), (text, limit)
+    assert not jsonio._depth_ok("[" * 10 + "]" * 10, 9) and jsonio._depth_ok("[" * 10 + "]" * 10, 10)
