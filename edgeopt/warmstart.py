@@ -88,21 +88,26 @@ def accepts_hint(instance: Any, method: str) -> bool:
         return False
 
 
-def solve_lns(instance: Any, *, method: str, time_limit: float, warm_start: str, sub_limit: float = 10.0) -> Result:
+def solve_lns(instance: Any, *, method: str, time_limit: float, warm_start: str, sub_limit: float = 10.0,
+              min_sub_limit: float = 0.5) -> Result:
     """Warm start, certified bound, then LNS until ``time_limit`` (the whole call); status ``time_limit``.
 
     The incumbent is the warm start improved by every neighbourhood solve that gave a valid, better,
     complete schedule (`edgeopt.core.lns.search`), so never worse than the warm start. Without a
-    complete warm start there is nothing to improve: an `InputError` on ``warm_start``.
+    complete warm start there is nothing to improve: an `InputError` on ``warm_start``. The time
+    limit covers the whole call: the neighbourhood is imported before the deadline starts, and when
+    the warm start leaves less than ``min_sub_limit`` seconds (no window could start) its result is
+    returned at once. The first warm-start algorithm always runs to its end (`warm_start_schedule`).
     """
     from edgeopt import api
-    from edgeopt.core.lns import search
+    from edgeopt.core.lns import SearchLog, search
 
     spec = api.family_of(instance)
     hoods = api._formulations_table(spec.name, "NEIGHBOURHOODS")
     if method not in hoods:
         known = ", ".join(sorted(hoods)) or "none"
         raise InputError("method", f"{spec.name} has no LNS neighbourhood for {method!r} (has: {known})")
+    hood = hoods[method]()  # imports the family's neighbourhood module now, before the deadline starts
     deadline = Deadline(time_limit)
     found = warm_start_schedule(instance, warm_start, deadline)
     if found is None:
@@ -110,6 +115,15 @@ def solve_lns(instance: Any, *, method: str, time_limit: float, warm_start: str,
     name, ws = found
     extra: dict[str, Any] = {"warm_start": {"requested": warm_start, "algorithm": name, "objective": ws.objective,
                                             "kept": True}}
+    if deadline.remaining(floor=0.0) < min_sub_limit:
+        # no window could start: the warm start as it is, without reading its schedule back (seconds at
+        # the papers' sizes) or computing a bound
+        extra["lns"] = {"method": method, "sub_limit_s": sub_limit,
+                        **SearchLog(start_objective=ws.objective, objective=ws.objective,
+                                    history=[(0.0, ws.objective)]).as_dict()}
+        return Result(family=ws.family, algorithm=method, status=Status.TIME_LIMIT, objective=ws.objective,
+                      bound=None, runtime_s=deadline.elapsed(), schedule=ws.schedule,
+                      instance_sha256=ws.instance_sha256, extra=extra)
     bound = None
     if deadline.remaining(floor=0.0) > 2.0:
         certified = api.bound(instance, time_limit=deadline.remaining() / 4)
@@ -117,8 +131,8 @@ def solve_lns(instance: Any, *, method: str, time_limit: float, warm_start: str,
             bound = certified.bound
             extra["bound_method"] = certified.algorithm
             extra["bound_certificate"] = certified.extra.get("certificate")
-    best, objective, log = search(spec, instance, spec.parse_schedule(ws.schedule), hoods[method](),
-                                  deadline=deadline, sub_limit=sub_limit)
+    best, objective, log = search(spec, instance, spec.parse_schedule(ws.schedule), hood,
+                                  deadline=deadline, sub_limit=sub_limit, min_sub_limit=min_sub_limit)
     extra["warm_start"]["kept"] = log.improvements == 0
     extra["lns"] = {"method": method, "sub_limit_s": sub_limit, **log.as_dict()}
     return Result(family=ws.family, algorithm=method, status=Status.TIME_LIMIT, objective=objective,

@@ -41,6 +41,7 @@ from typing import Any
 
 import numpy as np
 
+from edgeopt.core.limits import BuildTimeLimit
 from edgeopt.core.lpbound import UNIT_ROUNDOFF
 
 
@@ -104,8 +105,9 @@ class TimeIndexedRelaxation:
     def n_jobs(self) -> int:
         return len(self.jobs)
 
-    def price(self, pi: np.ndarray, buckets: np.ndarray | None = None) -> tuple[list[tuple[Any, float]], float]:
-        return price_time_indexed(self, pi, buckets)
+    def price(self, pi: np.ndarray, buckets: np.ndarray | None = None, *, deadline: Any = None,
+              ) -> tuple[list[tuple[Any, float]], float]:
+        return price_time_indexed(self, pi, buckets, deadline=deadline)
 
     def column(self, j: int, key: Any) -> tuple[float, np.ndarray, np.ndarray]:
         return column_time_indexed(self, j, key)
@@ -162,8 +164,8 @@ def _gamma(k: int) -> float:
     return k * UNIT_ROUNDOFF / (1.0 - k * UNIT_ROUNDOFF)
 
 
-def price_time_indexed(rel: TimeIndexedRelaxation, pi: np.ndarray, buckets: np.ndarray | None = None,
-                       ) -> tuple[list[tuple[Any, float]], float]:
+def price_time_indexed(rel: TimeIndexedRelaxation, pi: np.ndarray, buckets: np.ndarray | None = None, *,
+                       deadline: Any = None) -> tuple[list[tuple[Any, float]], float]:
     """Per job the cheapest column at prices ``pi`` (key ``(k, t)``) and a bound on the rounding error.
 
     ``buckets``: the first slots of buckets within which ``pi`` is constant (the caller's promise;
@@ -171,6 +173,8 @@ def price_time_indexed(rel: TimeIndexedRelaxation, pi: np.ndarray, buckets: np.n
     the start t, with breaks only where t or t + d crosses a bucket start, so its minimum over
     the integer starts is at a break or at an end of the start range: only those are evaluated.
     The certificate check never passes ``buckets`` (it enumerates every start, for any pi).
+    ``deadline`` (a `Deadline` or None) is checked before each job: one pass costs jobs x modes x
+    slots, which a long horizon makes longer than any time limit (`BuildTimeLimit` when it passes).
     """
     R, T = rel.n_rows, rel.horizon
     prefix = np.concatenate([np.zeros((R, 1)), np.cumsum(pi, axis=1)], axis=1)
@@ -179,6 +183,8 @@ def price_time_indexed(rel: TimeIndexedRelaxation, pi: np.ndarray, buckets: np.n
     tt = np.arange(T)
     best, margin = [], 0.0
     for j, jm in enumerate(rel.jobs):
+        if deadline is not None:
+            deadline.check("pricing")
         if jm.n_modes == 0:
             raise ValueError(f"job {j} has no column")
         used = np.flatnonzero(jm.run.any(axis=0))  # window sums only for the rows the job uses
@@ -234,18 +240,21 @@ def constant_buckets(pi: np.ndarray, bucket: int) -> np.ndarray | None:
     return starts if np.array_equal(expanded, pi) else None
 
 
-def lagrangian(rel: Any, pi: Any, buckets: np.ndarray | None = None) -> Pricing:
+def lagrangian(rel: Any, pi: Any, buckets: np.ndarray | None = None, *, deadline: Any = None) -> Pricing:
     """L(pi) by enumeration, with its float rounding error subtracted (module docstring).
 
     ``rel`` is a `TimeIndexedRelaxation` or any object with the same ``capacity``, ``n_rows``,
     ``horizon`` and ``price(pi) -> (per job (key, min priced cost), rounding error bound)``.
     Negative or non-finite prices are clipped to 0 first: the bound is valid for every pi >= 0, so a
     certificate can only lose strength, never validity. Every job must have a column.
+    ``deadline``: handed to ``price``, which checks it in its loops and raises `BuildTimeLimit`
+    when it passes (no value: a pricing pass cut short certifies nothing).
     """
     R, T = rel.n_rows, rel.horizon
     pi = np.nan_to_num(np.asarray(pi, dtype=float).reshape(R, T), nan=0.0, posinf=0.0, neginf=0.0)
     pi = np.maximum(pi, 0.0)
-    best, margin = rel.price(pi) if buckets is None else rel.price(pi, buckets)
+    kw = {} if deadline is None else {"deadline": deadline}
+    best, margin = rel.price(pi, **kw) if buckets is None else rel.price(pi, buckets, **kw)
     mins = [v for _, v in best]
     cap_term = rel.capacity * pi
     value = math.fsum(mins) - math.fsum(cap_term.ravel())
@@ -283,7 +292,12 @@ def column_generation(
     Args:
         rel: a `TimeIndexedRelaxation` (or an object with its ``price``/``column``/``capacity``/``n_jobs``).
         deadline: an `edgeopt.core.limits.Deadline` (or None); the loop stops in time to evaluate the
-            final prices before it, keeping the best prices found so far (L(0) at worst).
+            final prices before it, keeping the best prices found so far (L(0) at worst). Every
+            pricing pass checks it too (a pass over a long horizon can outlast the whole limit): a
+            pass it cuts short is dropped and the best prices priced before it are kept.
+
+    Raises:
+        BuildTimeLimit: the deadline passed before even L(0) was priced (nothing is certified).
         rel_tol: stop when (master LP - best L) <= rel_tol * |master LP|.
         max_nonzeros: stop adding columns when the master would exceed this many nonzeros.
         bucket: slots per master row (default: at most 512 buckets over the horizon). The master sums
@@ -308,7 +322,7 @@ def column_generation(
     cap_b = np.add.reduceat(rel.capacity, starts_b, axis=1)
     h.addRows(R * nb, np.full(R * nb, -inf), cap_b.ravel(), 0, empty_i, empty_i, empty_v)
     t0 = time.perf_counter()
-    first = lagrangian(rel, np.zeros((R, T)), starts_b if B > 1 else None)
+    first = lagrangian(rel, np.zeros((R, T)), starts_b if B > 1 else None, deadline=deadline)
     price_s = time.perf_counter() - t0
     # artificial columns keep the master feasible; priced far above any real column, they leave the basis
     big = np.array([10.0 * abs(v) + 1e6 for _, v in first.best])
@@ -328,7 +342,11 @@ def column_generation(
                 break
             sep = smooth * best_pi + (1 - smooth) * pi_rmp
             t0 = time.perf_counter()
-            pricing = lagrangian(rel, sep, starts_b if B > 1 else None)
+            try:
+                pricing = lagrangian(rel, sep, starts_b if B > 1 else None, deadline=deadline)
+            except BuildTimeLimit:
+                reason = "time limit"
+                break
             price_s = time.perf_counter() - t0
             if pricing.value > best_val:
                 best_val, best_pi = pricing.value, sep.copy()
@@ -376,8 +394,12 @@ def column_generation(
             converged, reason = True, "gap below tolerance"
             break
     if reason != "time limit" and not np.array_equal(pi_rmp, best_pi):
-        final = lagrangian(rel, pi_rmp, starts_b if B > 1 else None)
-        if final.value > best_val:
-            best_val, best_pi = final.value, pi_rmp
+        try:
+            final = lagrangian(rel, pi_rmp, starts_b if B > 1 else None, deadline=deadline)
+        except BuildTimeLimit:
+            converged, reason = False, "time limit"  # the best prices priced before it stand
+        else:
+            if final.value > best_val:
+                best_val, best_pi = final.value, pi_rmp
     return ColumnGenerationResult(best_val, best_pi, lp_val, it, columns, converged, reason,
                                   time.perf_counter() - t_start, B)

@@ -120,7 +120,9 @@ def search(spec: FamilySpec, instance: Any, schedule: Any, hood: Neighbourhood, 
             return True
         return False
 
-    if hood.polish is not None and not deadline.expired():
+    # the polish has no limit of its own (a pass over every job, then a validation): only with the time a
+    # sub-solve would be given, so that a call whose warm start used up its time ends at once
+    if hood.polish is not None and deadline.remaining(floor=0.0) >= min_sub_limit:
         polished = hood.polish(instance, best)
         if polished is not None:  # None: nothing to polish
             log.iterations += 1

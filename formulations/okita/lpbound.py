@@ -196,10 +196,13 @@ class WorkerRelaxation:
             h.update(b.tobytes())
         return h.hexdigest()
 
-    def _best(self, i: int, unit: np.ndarray) -> tuple[Any, float]:
+    def _best(self, i: int, unit: np.ndarray, deadline: Any = None) -> tuple[Any, float]:
         """Job i's cheapest (c, slots, counts) at unit prices ``unit[t]`` and its value (module docstring:
         latency + max(transfer + fill with exchange, fill at unit prices + PS-site floor)), lowered by a
-        bound on its own float rounding error (so the minimum over c is a safe lower bound)."""
+        bound on its own float rounding error (so the minimum over c is a safe lower bound).
+
+        Every completion c is tried, each with a sort of its window: O(T^2 log T) per job, minutes on
+        a horizon of 10^5 slots, so ``deadline`` (a `Deadline` or None) is checked for every c."""
         W, A = self.limits[i]
         g, x = self.shared[i], self.remote[i]
         a, T = int(self.arrival[i]), self.horizon
@@ -207,6 +210,8 @@ class WorkerRelaxation:
         best_v, best_key = math.inf, None
         full, rest = divmod(W, A)
         for c in range(a + math.ceil(W / A) - 1, T):
+            if deadline is not None:
+                deadline.check("pricing")
             window = unit[a:c + 1]
             L = window.size
             price = np.concatenate([window, window + x])  # g cheap units per slot, then A - g dearer ones
@@ -238,13 +243,15 @@ class WorkerRelaxation:
                 best_key = (c, tuple(int(a + s) for s in slots), tuple(int(per_slot[s]) for s in slots))
         return best_key, best_v
 
-    def price(self, pi: np.ndarray, buckets: np.ndarray | None = None) -> tuple[list[tuple[Any, float]], float]:
+    def price(self, pi: np.ndarray, buckets: np.ndarray | None = None, *, deadline: Any = None,
+              ) -> tuple[list[tuple[Any, float]], float]:
         """Per job its cheapest column and safe value; the unit prices e_i . pi_t carry a relative error of
-        at most gamma_K, covered by lowering each job's value by that much of its fill cost."""
+        at most gamma_K, covered by lowering each job's value by that much of its fill cost. ``deadline``:
+        checked in `_best`'s loop (`BuildTimeLimit` when it passes)."""
         best, margin = [], 0.0
         for i in range(self.n_jobs):
             unit = self.demand[i] @ pi
-            key, v = self._best(i, unit)
+            key, v = self._best(i, unit, deadline)
             if key is None:
                 raise ValueError(f"job {i} has no column")
             best.append((key, v))
