@@ -23,8 +23,9 @@ aside into ``DIR/quarantine/`` by `run_sweep`, which then computes its point aga
 `read_sweep` reads the healthy parts and warns about the others.
 
 Where it runs. ``address=None`` starts a ``LocalCluster`` (``n_workers``
-processes, one thread each); ``address="tcp://host:8786"`` uses a running
-scheduler. On a SLURM cluster, start the workers as batch jobs with
+processes, one thread each; by default one per core, at most `WORKERS_PER_CORE` per core);
+``address="tcp://host:8786"`` uses a running scheduler, which must answer within
+`CONNECT_TIMEOUT_S` seconds (an `InputError` naming ``address`` otherwise). On a SLURM cluster, start the workers as batch jobs with
 dask-jobqueue and hand the scheduler's address to the sweep (or the CLI's
 ``--address``); the store must be on a file system the driver sees (only the
 driver writes it)::
@@ -39,7 +40,7 @@ driver writes it)::
 
 >>> from edgeopt.sweep import SweepPoint, run_sweep, read_sweep
 >>> pts = [SweepPoint("hetero", "small", seed=s, optimal=True) for s in range(20)]  # doctest: +SKIP
->>> rows = run_sweep(pts, store="out/sweep")   # LocalCluster(n_workers=2)        # doctest: +SKIP
+>>> rows = run_sweep(pts, store="out/sweep")   # LocalCluster, one worker per core  # doctest: +SKIP
 >>> df = read_sweep("out/sweep")               # one row per (point, algorithm)   # doctest: +SKIP
 """
 
@@ -50,7 +51,9 @@ import dataclasses
 import hashlib
 import json
 import os
+import re
 import signal
+import stat
 import sys
 import threading
 import time
@@ -66,6 +69,56 @@ from edgeopt.core.jsonio import atomic_file
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
     import pyarrow as pa
+
+
+#: Most points (instances) one sweep may hold: each one is a Dask task and a part file in the store, and
+#: a directory of 100,000 part files is already slow to list. Larger studies are several sweeps.
+MAX_POINTS = 100_000
+#: Most cells (points x algorithms) one sweep may hold: every row stays in the driver's memory until the
+#: sweep ends (about 1.3 KB each in Python: 0.65 GB at the cap) and goes into ``--json`` too.
+MAX_CELLS = 500_000
+#: LocalCluster workers per core at most: a worker runs one single-threaded task at a time, so more
+#: workers than cores only share the cores and add a process (and its memory) each.
+WORKERS_PER_CORE = 4
+#: Seconds to wait for the Dask scheduler at ``address`` before giving up: a scheduler that is up
+#: answers in well under a second, and a wrong address should not hold the command (Dask waits 30 s).
+CONNECT_TIMEOUT_S = 5.0
+#: The store's integer columns (seed, jobs, servers, horizon) are int64.
+_INT64 = (-(2**63), 2**63 - 1)
+
+
+def default_workers() -> int:
+    """LocalCluster workers when none are asked for: one per core (``os.cpu_count()``)."""
+    return os.cpu_count() or 1
+
+
+def max_workers() -> int:
+    """The most LocalCluster workers a sweep starts (`WORKERS_PER_CORE` per core)."""
+    return WORKERS_PER_CORE * default_workers()
+
+
+def check_workers(n: Any, field: str = "n_workers") -> int:
+    """``n`` if it is a worker count this machine can run (1 .. `max_workers`), InputError naming ``field``
+    otherwise. Zero or a negative count left the LocalCluster waiting for workers forever, and 1000
+    started processes until the machine ran out of memory: both are refused before any process starts."""
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise InputError(field, f"expected a number of worker processes, got {n!r}")
+    top = max_workers()
+    if not 1 <= n <= top:
+        raise InputError(field, f"must be between 1 and {top} ({WORKERS_PER_CORE} per core on this "
+                                f"{default_workers()}-core machine), got {n}")
+    return n
+
+
+def check_size(n_points: int, n_algorithms: int, field: str = "points") -> None:
+    """Refuse a sweep of more than `MAX_POINTS` points or `MAX_CELLS` cells (InputError naming ``field``);
+    the CLI calls it with the counts of its options, before any list is expanded."""
+    if n_points > MAX_POINTS:
+        raise InputError(field, f"{n_points:,} instances, at most {MAX_POINTS:,} per sweep (split it into "
+                                "several sweeps, e.g. over seed ranges, into one --store)")
+    if n_points * n_algorithms > MAX_CELLS:
+        raise InputError(field, f"{n_points:,} instances x {n_algorithms:,} algorithms = "
+                                f"{n_points * n_algorithms:,} cells, at most {MAX_CELLS:,} per sweep")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -216,7 +269,8 @@ QUARANTINE = "quarantine"
 
 def check_store_path(store: str | os.PathLike[str]) -> None:
     """Refuse a ``--store`` that cannot hold a sweep (InputError naming ``store``): an empty path, a file,
-    a place that cannot be written."""
+    a device or FIFO, a place that cannot be written, a directory holding something other than a
+    regular file under a part file's name (`check_store_entries`)."""
     from edgeopt.core.jsonio import check_output_path
 
     text = os.fspath(store)
@@ -228,8 +282,41 @@ def check_store_path(store: str | os.PathLike[str]) -> None:
     if root.is_dir():
         if not os.access(root, os.W_OK | os.X_OK):
             raise InputError("store", f"cannot write into {root}")
+        check_store_entries(root)
     else:
         check_output_path(root, what="store")
+
+
+def check_store_entries(store: str | os.PathLike[str]) -> None:
+    """Refuse a store holding a directory, FIFO, device or socket under a part file's name (InputError
+    naming ``store``). Such an entry is not a damaged part to move aside but something of the user's:
+    writing the part would replace it (`atomic_file` refuses that, but only once the point is computed),
+    and a FIFO counted as a stored point would leave that point out of the sweep."""
+    root = Path(store)
+    for f in sorted(root.glob("part-*.parquet")):
+        kind = _odd_kind(f)
+        if kind is not None:
+            raise InputError("store", f"{f} is {kind}, not a part file: refusing to replace it (move it away)")
+
+
+def _odd_kind(path: Path) -> str | None:
+    """What ``path`` is when it exists and is not a regular file (a symbolic link is judged by its target);
+    None for a regular file or nothing. ``os.stat`` never opens it, so a FIFO cannot block here."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:  # gone, or a dangling link: a write creates a regular file
+        return None
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
 
 
 def _read_part(path: Path) -> pa.Table:
@@ -242,6 +329,8 @@ def _damaged_parts(root: Path) -> list[tuple[Path, str]]:
     """The part files of ``root`` that cannot be read back whole, with why."""
     out = []
     for f in sorted(root.glob("part-*.parquet")):
+        if _odd_kind(f) is not None:  # never opened (a FIFO would block): `check_store_entries` refuses it
+            continue
         try:
             _read_part(f)
         except Exception as exc:  # noqa: BLE001 - any failure to read a part means it is damaged
@@ -255,10 +344,15 @@ def quarantine_damaged(store: str | os.PathLike[str]) -> list[Path]:
     root = Path(store)
     if not root.is_dir():
         return []
+    from edgeopt.core.jsonio import refuse_non_regular
+
     moved = []
     for f, why in _damaged_parts(root):
         target = root / QUARANTINE / f.name
+        if target.parent.exists() and not target.parent.is_dir():
+            raise InputError("store", f"{target.parent} is not a directory: damaged parts are moved there")
         target.parent.mkdir(exist_ok=True)
+        refuse_non_regular(target, what="store")  # a device or FIFO of that name is not replaced
         os.replace(f, target)
         moved.append(target)
         warnings.warn(f"damaged sweep part {f.name} ({why}) moved to {target}; its cells will be computed again",
@@ -303,8 +397,12 @@ def read_sweep(path: str | os.PathLike[str]) -> pd.DataFrame:
 
     root = Path(path)
     files = sorted(root.glob("part-*.parquet")) if root.is_dir() else []
-    tables, damaged = [], []
+    tables, damaged, odd = [], [], []
     for f in files:
+        kind = _odd_kind(f)
+        if kind is not None:  # never opened: reading a FIFO would block
+            odd.append(f"{f.name} ({kind})")
+            continue
         try:
             tables.append(_read_part(f))
         except Exception as exc:  # noqa: BLE001 - a damaged part: read the others
@@ -313,6 +411,9 @@ def read_sweep(path: str | os.PathLike[str]) -> pd.DataFrame:
         warnings.warn(f"{len(damaged)} damaged sweep part(s) left out: {', '.join(damaged[:5])}; a rerun of the "
                       "sweep with this store moves them aside and computes their cells again",
                       RuntimeWarning, stacklevel=2)
+    if odd:
+        warnings.warn(f"{len(odd)} entries named like sweep parts are not regular files and were left out: "
+                      f"{', '.join(odd[:5])}", RuntimeWarning, stacklevel=2)
     if not tables:
         if not root.exists():
             raise InputError("sweep", f"no stored sweep at {root}")
@@ -332,7 +433,7 @@ def run_sweep(
     points: Sequence[SweepPoint],
     *,
     address: str | None = None,
-    n_workers: int = 2,
+    n_workers: int | None = None,
     scheduler: str = "dask",
     store: str | os.PathLike[str] | None = None,
     retry_errors: bool = False,
@@ -341,19 +442,32 @@ def run_sweep(
     """Evaluate every point not yet stored; rows come back in the order of ``points``.
 
     Args:
-        address: a Dask scheduler address; None starts a ``LocalCluster``.
-        n_workers: LocalCluster worker processes (one thread each).
+        address: a Dask scheduler address; None starts a ``LocalCluster``. One that does not answer
+            within `CONNECT_TIMEOUT_S` seconds is an InputError naming ``address``.
+        n_workers: LocalCluster worker processes (one thread each): 1 to `max_workers`, None for
+            one per core.
         scheduler: ``"dask"`` or ``"sequential"`` (no Dask, for debugging).
         store: a directory holding the sweep as a Parquet dataset, written point by point as
             they finish; points already there are not computed again (their stored rows are
             returned). None keeps the rows in memory only.
         retry_errors: recompute stored points that recorded an error.
         on_done: progress callback ``(finished, to_compute)`` over the points computed now.
+
+    At most `MAX_POINTS` points; everything above is checked before any point runs.
     """
     if scheduler not in ("dask", "sequential"):
         raise InputError("scheduler", f"must be 'dask' or 'sequential', got {scheduler!r}")
+    n_workers = default_workers() if n_workers is None else check_workers(n_workers)
     points = list(points)
+    check_size(len(points), 1)
+    for p in points:  # a number the int64 columns cannot hold would fail the write of its part, mid-sweep
+        for name in ("seed", "jobs", "servers", "horizon"):
+            value = getattr(p, name)
+            if isinstance(value, int) and not _INT64[0] <= value <= _INT64[1]:
+                raise InputError(name, f"{value} does not fit the sweep's 64-bit integer column")
     if store is not None:
+        if Path(store).is_dir():
+            check_store_entries(store)
         quarantine_damaged(store)
     done_keys = stored_cells(store, with_errors=not retry_errors) if store is not None else set()
     todo = [p for p in points if p.key not in done_keys]
@@ -448,11 +562,21 @@ def _run_dask(todo: list[SweepPoint], *, address: str | None, n_workers: int,
                     )
                 client = Client(cluster)
             else:
-                client = Client(address)
+                client = _connect(Client, address)
             if not stop:
                 _gather(client, todo, record, stop)
         finally:
             _shut_down(client, cluster, hurry=bool(stop))
+
+
+def _connect(client_type: Any, address: str) -> Any:
+    """A client of the scheduler at ``address``; InputError naming ``address`` when it is malformed or
+    does not answer within `CONNECT_TIMEOUT_S` (Dask's own error is a traceback after 30 s)."""
+    try:
+        return client_type(address, timeout=CONNECT_TIMEOUT_S)
+    except (OSError, ValueError, TypeError) as exc:  # TimeoutError is an OSError
+        reason = str(exc).splitlines()[0] if str(exc) else exc.__class__.__name__
+        raise InputError("address", f"cannot reach the Dask scheduler at {address} ({reason})") from None
 
 
 def _gather(client: Any, todo: list[SweepPoint], record: Callable[[SweepPoint, list[dict[str, Any]], int], None],
@@ -588,3 +712,24 @@ def summarise(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
             }
         )
     return out
+
+
+_WHERE = re.compile(r" \(at [^()]*:\d+\)$")
+
+
+def error_kinds(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The errors of a sweep's cells, one entry per distinct message (the ``(at file:line)`` suffix left
+    out), in order of first appearance: ``message``, ``count`` (cells), and the ``seed`` and
+    ``algorithm`` of its first cell. The CLI prints them under its table, since a summary row only
+    counts errors and the reason was otherwise in ``--json`` or the store alone."""
+    kinds: dict[str, dict[str, Any]] = {}
+    for r in rows:
+        text = r.get("error")
+        if not text:
+            continue
+        message = _WHERE.sub("", text)
+        message = message.removeprefix("InputError: ")  # its field already says what is wrong
+        kind = kinds.setdefault(message, {"message": message, "count": 0, "seed": r.get("seed"),
+                                          "algorithm": r.get("algorithm")})
+        kind["count"] += 1
+    return list(kinds.values())
