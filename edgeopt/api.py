@@ -17,6 +17,7 @@ import functools
 import inspect
 import json
 import math
+import numbers
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -25,9 +26,17 @@ from typing import Any
 import pydantic
 
 from edgeopt import families as _families
-from edgeopt.core import AlgorithmSpec, FamilySpec, InputError, ModelError, Result, Status, Violation, jsonio, lookup
+from edgeopt.core import AlgorithmSpec, FamilySpec, InputError, Result, Status, Violation, jsonio, lookup
+from edgeopt.core.errors import ModelError
 from edgeopt.core.family import input_error, instance_sha256
-from edgeopt.core.limits import BuildTimeLimit, Deadline, ModelSize, guard_size
+from edgeopt.core.limits import (
+    BuildTimeLimit,
+    Deadline,
+    ModelSize,
+    check_work_limit,
+    guard_size,
+    work_limit_scope,
+)
 from edgeopt.core.registry import unavailable
 
 
@@ -117,7 +126,9 @@ def generate(
 
     ``options`` are the family generator's own keyword arguments (`generator_options`), e.g.
     ``clusters=6, arrival_rate=4`` for tapfinger or ``cost="piecewise"`` for okita; a string value
-    (as the CLI passes it) is converted to the argument's type.
+    (as the CLI passes it) is converted to the argument's type. ``jobs``, ``servers`` and ``horizon``
+    are counts >= 1 within the family's caps; a bool is no count (nor a seed, nor a numeric option):
+    InputError naming it.
     """
     if not isinstance(name, str):
         raise TypeError(f"name: expected a family name (str), got {_type_name(name)}")
@@ -127,9 +138,8 @@ def generate(
     spec = family(name)
     preset = preset or spec.presets[0]
     check_choice("preset", preset, list(spec.presets), f"{name} preset")
-    for field, value in (("jobs", jobs), ("servers", servers), ("horizon", horizon)):
-        if value is not None and value < 1:
-            raise InputError(field, f"must be >= 1, got {value}")
+    jobs, servers, horizon = (_check_count(f, v) for f, v in (("jobs", jobs), ("servers", servers),
+                                                              ("horizon", horizon)))
     if seed < 0:
         raise InputError("seed", f"must be >= 0, got {seed}")
     known = generator_options(name)
@@ -175,6 +185,8 @@ def _convert_option(key: str, value: Any, hint: Any) -> Any:
     base = next((a for a in args if a in (bool, int, float, str)), args[0] if len(args) == 1 else hint)  # X | None -> X
     if typing.get_origin(base) is typing.Literal:
         return _convert_option(key, value, base)
+    if base in (int, float) and isinstance(value, bool):  # True is an int to Python, never a count or rate
+        raise InputError(key, f"expected {base.__name__}, got bool {value!r}: booleans are not numbers")
     if not isinstance(value, str):
         return value
     try:
@@ -316,8 +328,25 @@ def register_algorithm(
     return deco
 
 
+def _check_count(field: str, value: Any) -> int | None:
+    """``value`` as a plain int >= 1 (None stays None). A bool is an int to Python but never a count
+    (``jobs=True`` would be one job): InputError naming ``field``. A numpy integer becomes an int, so that
+    the family's caps (`FamilySpec.check_limits`, which looks at ints) hold it too."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        raise InputError(field, f"expected a count (int >= 1), got bool {value!r}: booleans are not counts")
+    if not isinstance(value, numbers.Integral):
+        raise TypeError(f"{field}: expected a count (int >= 1) or None, got {_type_name(value)} {value!r}")
+    if value < 1:
+        raise InputError(field, f"must be >= 1, got {value}")
+    return int(value)
+
+
 def _check_seed(seed: Any) -> None:
-    if isinstance(seed, bool) or not isinstance(seed, int):
+    if isinstance(seed, bool):  # an int to Python, but True is no seed: refused like a bool count
+        raise InputError("seed", f"expected a non-negative int, got bool {seed!r}: booleans are not seeds")
+    if not isinstance(seed, int):
         raise TypeError(f"seed: expected a non-negative int, got {type(seed).__name__} {seed!r}")
     if seed < 0:
         raise InputError("seed", f"must be >= 0, got {seed}")
@@ -360,27 +389,42 @@ def check_plugin_result(spec: FamilySpec, instance: Any, algo: AlgorithmSpec, re
                          f"{shown}{more}")
 
 
+class InvalidResultWarning(UserWarning):
+    """A chart drew a result that its instance's validator rejects; the chart's title says INVALID.
+
+    `plot_schedule` and `plot_utilisation` still draw such a result (seeing a broken schedule is how one
+    finds what broke it); the CLI prints this warning as one ``warning:`` line on stderr.
+    """
+
+
 def plot_schedule(
     instance: Any,
     result: Result,
     ax: Any = None,
     *,
     title: str | None = None,
-    jobs: Sequence[int] | None = None,
+    jobs: Sequence[int] | range | None = None,
     rows: Sequence[str] | None = None,
     window: tuple[float, float] | None = None,
     labels: bool | None = None,
 ) -> Any:
     """Gantt chart of ``result``'s schedule: one row per server (or site), bars coloured by job.
 
+    The result must be one of ``instance`` (its ``instance_sha256``, as `validate` compares it):
+    another instance's result is refused (InputError), since its bars would be drawn on rows and
+    arrivals it was never computed for. A result the validator rejects (a dropped job, an overfull
+    server) is drawn, its title starting with INVALID and the first violation, and an
+    `InvalidResultWarning` is issued.
+
     Args:
         instance: the instance the result schedules.
         result: any algorithm's or exact model's result with a schedule.
         ax: a matplotlib Axes to draw on (a new figure when None).
         title: defaults to family, algorithm, status and objective.
-        jobs: draw only these jobs (ids).
+        jobs: draw only these jobs (ids of the instance); a ``range`` is clipped to the instance's
+            ids, never expanded (``range(10**9)`` is every job).
         rows: draw only these rows (server, site or cluster names as the chart shows them).
-        window: ``(t0, t1)``: draw only these slots.
+        window: ``(t0, t1)``: draw only these slots (``t1`` is clipped to the horizon).
         labels: write bar texts; None: only when the chart has few enough bars to read them
             (`edgeopt.viz.LABEL_LIMIT`).
 
@@ -389,39 +433,82 @@ def plot_schedule(
     """
     from edgeopt import viz
 
-    spec, schedule = _schedule_of(instance, result)
+    spec, violations = _plot_check(instance, result)
     if spec.gantt is None:
         raise InputError("family", f"family {spec.name!r} has no gantt adapter (FamilySpec.gantt)")
     if title is None:
         title = f"{spec.name} / {result.algorithm}: {result.status.value}, objective {_short(result.objective)}"
         if result.rejected:
             title += f", {len(result.rejected)} rejected"
-    bars, window, note = _select_bars(spec.gantt(instance, schedule), jobs, rows, window)
+    wanted = _wanted_jobs(spec, instance, jobs)
+    schedule = spec.parse_schedule(result.schedule)
+    bars = _drawable(lambda: spec.gantt(instance, schedule), violations)
+    bars, window, note = _select_bars(bars, wanted, rows, window, float(instance.horizon))
     # The time axis ends a little after the last bar or arrival shown (the horizon is often far longer).
     last = max([b.end for b in bars] + [b.arrival or 0 for b in bars] + [1])
     until = min(float(instance.horizon), math.ceil(last + max(1.0, 0.08 * last)))
     if note and title:
         title += f"\n{note}"
-    return viz.plot_gantt(bars, ax=ax, title=title, horizon=until, labels=labels, window=window)
+    return viz.plot_gantt(bars, ax=ax, title=_marked(title, violations), horizon=until, labels=labels,
+                          window=window)
 
 
-def _select_bars(bars: list[Any], jobs: Sequence[int] | None, rows: Sequence[str] | None,
-                 window: tuple[float, float] | None) -> tuple[list[Any], Any, str]:
+#: The most job ids a chart's ``jobs`` may list one by one (a ``range`` is clipped, not listed).
+MAX_PLOT_JOBS = 100_000
+
+
+def _wanted_jobs(spec: FamilySpec, instance: Any, jobs: Any) -> set[int] | None:
+    """The instance's job ids among ``jobs`` (None: all). Ids the instance lacks, or none of its own,
+    are an InputError naming ``jobs``; the ids are never expanded beyond the instance's own."""
+    if jobs is None:
+        return None
+    ids = [int(j) for j in spec.ids_of_jobs(instance)]
+    if isinstance(jobs, range):
+        wanted = {j for j in ids if j in jobs}  # membership in a range is arithmetic: no expansion
+        if not wanted:
+            raise InputError("jobs", f"{jobs} holds no job of the instance ({_id_span(ids)})")
+        return wanted
+    if isinstance(jobs, (str, bytes)) or not hasattr(jobs, "__iter__"):
+        raise TypeError(f"jobs: expected a list of job ids (int), got {jobs!r}")
+    import itertools
+    import numbers
+
+    listed = list(itertools.islice(iter(jobs), MAX_PLOT_JOBS + 1))
+    if len(listed) > MAX_PLOT_JOBS:
+        raise InputError("jobs", f"more than {MAX_PLOT_JOBS:,} job ids listed (a range selects many)")
+    if not all(isinstance(j, numbers.Integral) and not isinstance(j, bool) for j in listed):
+        raise TypeError(f"jobs: expected a list of job ids (int), got {listed[:10]!r}")
+    known = set(ids)
+    unknown = sorted({int(j) for j in listed} - known)
+    if unknown:
+        shown = ", ".join(map(str, unknown[:5])) + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
+        raise InputError("jobs", f"not jobs of the instance: {shown} ({_id_span(ids)})")
+    if not listed:
+        raise InputError("jobs", "no job selected (an empty list)")
+    return {int(j) for j in listed}
+
+
+def _id_span(ids: Sequence[int]) -> str:
+    return f"its ids are {min(ids)}-{max(ids)}" if ids else "it has no jobs"
+
+
+def _select_bars(bars: list[Any], jobs: set[int] | None, rows: Sequence[str] | None,
+                 window: tuple[float, float] | None, horizon: float) -> tuple[list[Any], Any, str]:
     """The bars of the chosen jobs and rows that overlap ``window``; a note of what was selected."""
     notes = []
     if jobs is not None:
-        import numbers
-
-        if isinstance(jobs, (str, bytes)) or not all(
-                isinstance(j, numbers.Integral) and not isinstance(j, bool) for j in jobs):
-            raise TypeError(f"jobs: expected a list of job ids (int), got {jobs!r}")
-        wanted = {int(j) for j in jobs}
-        bars = [b for b in bars if b.job in wanted]
-        notes.append(f"jobs {', '.join(map(str, sorted(wanted)))}" if len(wanted) <= 8 else f"{len(wanted)} jobs")
+        bars = [b for b in bars if b.job in jobs]
+        if not bars:
+            shown = ", ".join(map(str, sorted(jobs)[:5])) + (" ..." if len(jobs) > 5 else "")
+            raise InputError("jobs", f"none of the selected jobs ({shown}) is scheduled in this result")
+        notes.append(f"jobs {', '.join(map(str, sorted(jobs)))}" if len(jobs) <= 8 else f"{len(jobs)} jobs")
     if rows is not None:
         if isinstance(rows, (str, bytes)):
             rows = [rows]
+        rows = list(dict.fromkeys(rows))
         known = list(dict.fromkeys(b.row for b in bars))
+        if len(rows) > len(known):
+            raise InputError("rows", f"{len(rows)} rows named, the chart has {len(known)}")
         for r in rows:
             check_choice("rows", r, known, "row")
         bars = [b for b in bars if b.row in set(rows)]
@@ -433,6 +520,9 @@ def _select_bars(bars: list[Any], jobs: Sequence[int] | None, rows: Sequence[str
             raise TypeError(f"window: expected (t0, t1) in slots, got {window!r}") from None
         if not (math.isfinite(t0) and math.isfinite(t1) and 0 <= t0 < t1):
             raise InputError("window", f"expected 0 <= t0 < t1, got ({t0:g}, {t1:g})")
+        if t0 >= horizon:
+            raise InputError("window", f"starts at {t0:g}, at or after the horizon ({horizon:g} slots)")
+        t1 = min(t1, horizon)
         bars = [b for b in bars if b.end > t0 and b.start < t1]
         window = (t0, t1)
         notes.append(f"slots {t0:g}-{t1:g}")
@@ -440,25 +530,70 @@ def _select_bars(bars: list[Any], jobs: Sequence[int] | None, rows: Sequence[str
 
 
 def plot_utilisation(instance: Any, result: Result, fig: Any = None, *, title: str | None = None) -> Any:
-    """Used capacity over time per resource of ``result``'s schedule; returns the matplotlib Figure."""
+    """Used capacity over time per resource of ``result``'s schedule; returns the matplotlib Figure.
+
+    The result must be one of ``instance`` and an invalid one is drawn marked, as in `plot_schedule`.
+    """
     from edgeopt import viz
 
-    spec, schedule = _schedule_of(instance, result)
+    spec, violations = _plot_check(instance, result)
     if spec.usage is None:
         raise InputError("family", f"family {spec.name!r} has no usage adapter (FamilySpec.usage)")
     if title is None:
         title = f"{spec.name} / {result.algorithm}: capacity in use"
-    return viz.plot_usage(spec.usage(instance, schedule), fig=fig, title=title)
+    schedule = spec.parse_schedule(result.schedule)
+    series = _drawable(lambda: spec.usage(instance, schedule), violations)
+    return viz.plot_usage(series, fig=fig, title=_marked(title, violations))
 
 
-def _schedule_of(instance: Any, result: Result) -> tuple[FamilySpec, Any]:
+def _plot_check(instance: Any, result: Result) -> tuple[FamilySpec, list[Violation]]:
+    """The family, and the violations of ``result`` (`FamilySpec.check_result`, as `validate` finds them).
+
+    A result of another family or instance (``instance_sha256``), or without a schedule, cannot be
+    drawn on ``instance``: InputError. Violations are returned, and warned of (`InvalidResultWarning`):
+    an invalid result is still drawn, marked.
+    """
+    import warnings
+
     spec = family_of(instance)
     _check_result(result)
     if result.family != spec.name:
         raise InputError("result.family", f"result of family {result.family!r}, instance of {spec.name!r}")
+    if result.instance_sha256 != instance_sha256(instance):
+        raise InputError("result.instance_sha256", "the result is of another instance (its instance_sha256 "
+                         "is not this instance's hash): not drawn on this one")
     if result.schedule is None:
         raise InputError("result.schedule", f"{result.algorithm} returned no schedule ({result.status.value})")
-    return spec, spec.parse_schedule(result.schedule)
+    violations = [v for v in spec.check_result(instance, result)]
+    if violations:
+        warnings.warn(InvalidResultWarning(
+            f"{spec.name}/{result.algorithm} result is INVALID ({len(violations)} violation(s)), drawn anyway; "
+            f"first: {_one_line(str(violations[0]))}"), stacklevel=3)
+    return spec, violations
+
+
+def _one_line(text: str, limit: int = 200) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _marked(title: str | None, violations: list[Violation]) -> str | None:
+    """``title`` under an INVALID line naming the first violation, when there is one."""
+    if not violations:
+        return title
+    mark = f"INVALID ({len(violations)} violation(s)): {_one_line(str(violations[0]), 70)}"
+    return f"{mark}\n{title}" if title else mark
+
+
+def _drawable(adapter: Callable[[], Any], violations: list[Violation]) -> Any:
+    """The adapter's records; an invalid schedule the adapter cannot even read is an InputError."""
+    if not violations:
+        return adapter()
+    try:
+        return adapter()
+    except (IndexError, KeyError, ValueError, TypeError, AttributeError) as exc:
+        raise InputError("result", f"invalid and cannot be drawn ({exc.__class__.__name__}: {exc}); "
+                         f"first violation: {_one_line(str(violations[0]))}") from None
 
 
 def _short(x: float | None) -> str:
@@ -490,9 +625,15 @@ def solve(
     max_model_size: int | None = None,
     warm_start: str | None = None,
     lns: bool = False,
+    work_limit: float | None = None,
     **options: Any,
 ) -> Result:
     """Solve an instance with one of its family's exact models, within ``time_limit`` for the whole call.
+
+    ``work_limit``: also stop the solver after this much deterministic work (`edgeopt.core.limits.work_limit`:
+    CP-SAT deterministic seconds, 100 HiGHS nodes a unit). Unlike ``time_limit`` it stops at the same point
+    on any machine at any load, so a result obtained under it is reproducible; ``extra["work_limit"]``
+    records it.
 
     ``warm_start``: a registered algorithm's name or ``best``: it runs first (inside the time limit)
     and the incumbent returned is never worse than its schedule (`edgeopt.warmstart`).
@@ -512,6 +653,12 @@ def solve(
     methods = exact_methods(spec.name)
     check_choice("method", method, sorted(methods), f"{spec.name} exact method")
     _check_solver_limits(time_limit, max_model_size)
+    if work_limit is not None:
+        with work_limit_scope(check_work_limit(work_limit)):
+            result = solve(instance, method=method, time_limit=time_limit, max_model_size=max_model_size,
+                           warm_start=warm_start, lns=lns, **options)
+        result.extra["work_limit"] = float(work_limit)
+        return result
     # Only the chosen model's solver is imported (a MILP solve never loads OR-Tools), and now, before the
     # deadline starts: its clock must never interrupt an extension module's initialisation.
     solve_model = loaded(methods[method])
@@ -520,7 +667,8 @@ def solve(
     if lns:
         from edgeopt.warmstart import solve_lns
 
-        return solve_lns(instance, method=method, time_limit=time_limit, warm_start=warm_start or "best", **options)
+        return solve_lns(instance, method=method, time_limit=time_limit, warm_start=warm_start or "best",
+                         max_model_size=max_model_size, **options)
     if warm_start is not None:
         from edgeopt.warmstart import solve_warm
 
@@ -720,6 +868,7 @@ def compare(
     time_limit: float = 60.0,
     seed: int = 0,
     on_step: Callable[[str], None] | None = None,
+    work_limit: float | None = None,
 ) -> Comparison:
     """Run algorithms (default: all registered) and optionally an exact model on ``instance``.
 
@@ -736,6 +885,9 @@ def compare(
     covers fewer jobs; tables show "k rejected" instead. Invalid rows are not
     ranked either. Rows of algorithms that solve a relaxation (``relaxed``)
     keep their ratio, which may be below 1.
+
+    ``work_limit`` bounds the exact solve by deterministic work as well as by ``time_limit`` (see `solve`):
+    the way to get the same reference on a busy machine as on an idle one.
     """
     from edgeopt.variants import resolve
 
@@ -748,6 +900,7 @@ def compare(
         check_choice("method", method, sorted(exact_methods(spec.name)), f"{spec.name} exact method")
         if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) or time_limit <= 0:
             raise InputError("time_limit", f"must be a number of seconds > 0, got {time_limit!r}")
+        check_work_limit(work_limit)
     rows: list[Row] = []
     for variant in variants:
         if on_step:
@@ -763,9 +916,10 @@ def compare(
     if optimal:
         if on_step:
             on_step(method)
-        exact = solve(instance, method=method, time_limit=time_limit)
+        exact = solve(instance, method=method, time_limit=time_limit, work_limit=work_limit)
         rows.append(_row(spec, instance, exact, "exact"))
-        rows[-1].params = json.dumps({"time_limit": time_limit})
+        rows[-1].params = json.dumps({"time_limit": time_limit} | (
+            {} if work_limit is None else {"work_limit": work_limit}))
         if exact.status == Status.OPTIMAL:
             reference, reference_name = exact.objective, "optimum"
         elif exact.bound is not None and exact.bound > 0:

@@ -13,6 +13,7 @@ algorithm / method, a model above the size budget) with a one-line message
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import sys
@@ -87,6 +88,9 @@ app = typer.Typer(
 out = Console(highlight=False, width=None if sys.stdout.isatty() else 110)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 
+WorkLimit = Annotated[float | None, typer.Option(
+    "--work-limit", help="Also stop the exact solver after this much deterministic work (CP-SAT deterministic "
+    "seconds; 100 HiGHS nodes a unit): unlike --time-limit, the same result on any machine at any load.")]
 OutFile = Annotated[Path | None, typer.Option("-o", "--output", help="Write the result/instance JSON here.")]
 
 
@@ -196,6 +200,7 @@ def generate(
     window: Annotated[str | None, typer.Option(help="With --trace: START:END on the trace's clock (14d:21d).")]
     = None,
     cluster: Annotated[str | None, typer.Option(help="With --trace: only this cluster of the trace.")] = None,
+    max_input_bytes: MaxInputBytes = None,
 ) -> None:
     """Generate a seeded instance of FAMILY and write it as JSON.
 
@@ -310,6 +315,7 @@ def solve(
     lns: Annotated[bool, typer.Option(
         "--lns", help="Improve the warm start (default best) by large-neighbourhood search with --method until "
         "the time limit.")] = False,
+    work_limit: WorkLimit = None,
 ) -> None:
     """Solve INSTANCE exactly (optimal, or incumbent + bound at the time limit)."""
     check_output_path(output)
@@ -317,7 +323,7 @@ def solve(
     spec = api.family_of(inst)
     with _progress_status(f"solving {spec.name} with {method} (limit {time_limit:g} s)"):
         result = api.solve(inst, method=method, time_limit=time_limit, max_model_size=max_model_size,
-                           warm_start=warm_start, lns=lns)
+                           warm_start=warm_start, lns=lns, work_limit=work_limit)
     _emit(result, output)
 
 
@@ -391,6 +397,7 @@ def compare(
     output: Annotated[Path | None, typer.Option("-o", "--output", help="Write the comparison as JSON here.")] = None,
     plot: Annotated[Path | None, typer.Option(help="Write a bar chart (PNG/PDF/SVG).")] = None,
     max_input_bytes: MaxInputBytes = None,
+    work_limit: WorkLimit = None,
 ) -> None:
     """Run several algorithms on INSTANCE, validate each, and tabulate their objectives."""
     check_output_path(output)
@@ -417,6 +424,7 @@ def compare(
             time_limit=time_limit,
             seed=seed,
             on_step=tick,
+            work_limit=work_limit,
         )
         progress.update(task, completed=total)
     if as_json:
@@ -481,32 +489,39 @@ def plot_schedule(
     instance: Annotated[Path, typer.Argument(help="Instance JSON file.")],
     result: Annotated[Path, typer.Argument(help="Result JSON file (from `edgeopt run/solve -o`).")],
     output: Annotated[Path, typer.Option("-o", "--output", help="Image to write: .png, .svg or .pdf.")],
-    jobs: Annotated[str | None, typer.Option(help="Only these jobs, e.g. '1,2,5' or '0-9'.")] = None,
+    jobs: Annotated[str | None, typer.Option(
+        help="Only these jobs, e.g. '1,2,5', '0-9' or both ('0-9,15'); a range is clipped to the instance's ids.")]
+    = None,
     servers: Annotated[str | None, typer.Option(
         help="Only these rows (servers, sites or clusters as the chart names them), comma-separated.")] = None,
-    window: Annotated[str | None, typer.Option(help="Only slots T0:T1, e.g. '0:50'.")] = None,
+    window: Annotated[str | None, typer.Option(help="Only slots T0:T1, e.g. '0:50' (T1 is clipped to the horizon).")]
+    = None,
     labels: Annotated[bool | None, typer.Option(
         "--labels/--no-labels", help="Bar texts on or off (default: on up to 120 bars, where they can be read).")] = None,
     max_input_bytes: MaxInputBytes = None,
 ) -> None:
-    """Draw RESULT's schedule as a Gantt chart: one row per server (or site), bars coloured by job."""
+    """Draw RESULT's schedule as a Gantt chart: one row per server (or site), bars coloured by job.
+
+    RESULT must be a result of INSTANCE (exit 2 otherwise); an invalid one is drawn marked INVALID.
+    """
     _check_figure_path(output)
     inst, res = _load_pair(instance, result)
-    job_ids = None
-    if jobs is not None:
-        try:
-            job_ids = _parse_seeds(jobs)  # the same 'A-B' / 'a,b,c' syntax
-        except ValueError:  # InputError (naming 'seeds') is a ValueError
-            raise InputError("jobs", f"expected job ids 'A-B' or 'a,b,c', got {jobs!r}") from None
-    rows = [r.strip() for r in servers.split(",") if r.strip()] if servers is not None else None
+    job_ids = _job_selection(jobs, api.family_of(inst).ids_of_jobs(inst)) if jobs is not None else None
+    rows = None
+    if servers is not None:
+        rows = list(dict.fromkeys(r.strip() for r in servers.split(",", MAX_PLOT_ITEMS) if r.strip()))
+        if not rows or len(rows) > MAX_PLOT_ITEMS:
+            raise InputError("--servers", f"expected 1 to {MAX_PLOT_ITEMS:,} comma-separated row names, "
+                             f"got {_clip(servers)!r}")
     span = None
     if window is not None:
         t0, _, t1 = window.partition(":")
         try:
             span = (float(t0), float(t1))
         except ValueError:
-            raise InputError("window", f"expected T0:T1 in slots, e.g. 0:50, got {window!r}") from None
-    ax = api.plot_schedule(inst, res, jobs=job_ids, rows=rows, window=span, labels=labels)
+            raise InputError("--window", f"expected T0:T1 in slots, e.g. 0:50, got {_clip(window)!r}") from None
+    with _plot_options({"jobs": "--jobs", "rows": "--servers", "window": "--window"}):
+        ax = api.plot_schedule(inst, res, jobs=job_ids, rows=rows, window=span, labels=labels)
     _save_figure(ax.figure, output)
 
 
@@ -517,17 +532,111 @@ def plot_utilisation(
     output: Annotated[Path, typer.Option("-o", "--output", help="Image to write: .png, .svg or .pdf.")],
     max_input_bytes: MaxInputBytes = None,
 ) -> None:
-    """Draw the capacity RESULT's schedule uses over time, per resource."""
+    """Draw the capacity RESULT's schedule uses over time, per resource.
+
+    RESULT must be a result of INSTANCE (exit 2 otherwise); an invalid one is drawn marked INVALID.
+    """
     _check_figure_path(output)
     inst, res = _load_pair(instance, result)
-    _save_figure(api.plot_utilisation(inst, res), output)
+    with _plot_options({}):
+        fig = api.plot_utilisation(inst, res)
+    _save_figure(fig, output)
+
+
+#: The most comma-separated items --jobs or --servers may hold (ranges 'A-B' select many jobs in one item).
+MAX_PLOT_ITEMS = 10_000
+
+
+def _clip(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _job_selection(text: str, ids: list[int]) -> list[int]:
+    """--jobs 'a,b,c', 'A-B' or a mix ('0-9,15') as the instance's job ids it selects.
+
+    A range is clipped to the instance's ids, never expanded: '0-1000000000' selects every job of the
+    instance instead of building a billion-entry list. A malformed or reversed item, an id the instance
+    lacks, a range that holds none of its jobs, or more than `MAX_PLOT_ITEMS` items: InputError naming --jobs.
+    """
+    import bisect
+
+    known = sorted({int(j) for j in ids})
+    span = f"the instance's job ids are {known[0]}-{known[-1]}" if known else "the instance has no jobs"
+    items = text.split(",", MAX_PLOT_ITEMS)
+    if len(items) > MAX_PLOT_ITEMS:
+        raise InputError("--jobs", f"more than {MAX_PLOT_ITEMS:,} items; select many jobs with a range 'A-B'")
+    chosen: set[int] = set()
+    for item in items:
+        if not item.strip():
+            continue
+        if "-" in item:
+            lo, hi = _job_range(item, text)
+            inside = known[bisect.bisect_left(known, lo):bisect.bisect_right(known, hi)]  # clipped, not expanded
+            if not inside:
+                raise InputError("--jobs", f"{item.strip()} holds no job of the instance ({span})")
+            chosen.update(inside)
+            continue
+        try:
+            j = int(item)
+        except ValueError:
+            raise InputError("--jobs", f"expected job ids 'a,b,c', ranges 'A-B' or both, got {_clip(text)!r}") from None
+        k = bisect.bisect_left(known, j)
+        if k == len(known) or known[k] != j:
+            raise InputError("--jobs", f"{j} is not a job of the instance ({span})")
+        chosen.add(j)
+    if not chosen:
+        raise InputError("--jobs", f"no job selected by {_clip(text)!r}")
+    return sorted(chosen)
+
+
+def _job_range(item: str, text: str) -> tuple[int, int]:
+    """'A-B' as (A, B), A <= B, both >= 0 (InputError naming --jobs)."""
+    try:
+        lo, hi = (int(x) for x in item.split("-", 1))
+    except ValueError:
+        raise InputError("--jobs", f"expected job ids 'a,b,c', ranges 'A-B' or both, got {_clip(text)!r}") from None
+    if lo > hi:
+        raise InputError("--jobs", f"range {lo}-{hi} is empty (A must be <= B in 'A-B')")
+    return lo, hi
+
+
+@contextlib.contextmanager
+def _plot_options(options: dict[str, str]) -> Any:
+    """Around an api plot call: its InputErrors on ``jobs``/``rows``/``window`` name the command's options,
+    and an `api.InvalidResultWarning` (a result the validator rejects, still drawn) becomes one
+    ``warning:`` line on stderr."""
+    import warnings
+
+    from edgeopt.core.errors import InputError as Error  # the real class (this module's name is lazy)
+
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", api.InvalidResultWarning)
+            yield
+    except Error as exc:
+        if exc.field in options:
+            raise InputError(options[exc.field], exc.message) from None
+        raise
+    for w in caught:
+        if issubclass(w.category, api.InvalidResultWarning):
+            err.print(f"warning: {w.message}", markup=False, highlight=False, soft_wrap=True)
+        else:  # not ours: shown as it would have been
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+
+
+#: The demo's work per exact solve: every small preset proves within a few units (at most about 10 CPU
+#: seconds on an idle core), so its ratios are to the optimum however loaded the machine is.
+DEMO_WORK_LIMIT = 200.0
 
 
 @app.command()
 def demo(
     family: Annotated[str | None, typer.Option(help="Only this family (default: every one).")] = None,
     seed: Seed = 0,
-    time_limit: Annotated[float, typer.Option("--time-limit", help="Seconds per exact solve.")] = 30.0,
+    time_limit: Annotated[float, typer.Option("--time-limit", help="Seconds per exact solve (a guard: the "
+                                              "work limit stops it first).")] = 600.0,
+    work_limit: Annotated[float, typer.Option("--work-limit", help="Deterministic work per exact solve: the "
+                                              "same ratios on a busy machine as on an idle one.")] = DEMO_WORK_LIMIT,
 ) -> None:
     """Generate a small instance per family, run every algorithm and the exact model, print a table."""
     specs = api.families() if family is None else [api.family(family)]
@@ -535,7 +644,8 @@ def demo(
         inst = api.generate(spec.name, None, seed=seed)
         has_exact = bool(api.exact_methods(spec.name))
         with _progress_status(f"{spec.name}: running every algorithm"):
-            comparison = api.compare(inst, None, optimal=has_exact, time_limit=time_limit, seed=seed)
+            comparison = api.compare(inst, None, optimal=has_exact, time_limit=time_limit, seed=seed,
+                                     work_limit=work_limit)
         out.print(f"\n[bold]{spec.name}[/bold] - {spec.paper}; small instance, seed {seed}")
         _print_comparison(comparison)
 
@@ -547,9 +657,21 @@ GRID_HELP = ("ALGO.PARAM=V1,V2,... (repeatable): add one variant per value, e.g.
 
 
 def _variant_labels(family: str, algorithms: str, grid: list[str] | None) -> list[str]:
-    """The labels of ``--algorithms`` and ``--grid``, each checked against the declared parameters."""
+    """The labels of ``--algorithms`` and ``--grid``, each checked against the declared parameters.
+
+    Grids of one algorithm multiply: their product is counted before it is built, and more variants than
+    a sweep has cells are refused (InputError naming ``grid``)."""
+    from edgeopt.sweep import MAX_CELLS
     from edgeopt.variants import parse_grid, parse_list, resolve
 
+    sizes: dict[str, int] = {}
+    for text in grid or []:
+        head, _, values = text.partition("=")
+        name = head.partition(".")[0].strip()
+        sizes[name] = sizes.get(name, 1) * max(1, sum(1 for v in values.split(",") if v.strip()))
+    if sum(sizes.values()) > MAX_CELLS:
+        raise InputError("grid", f"{sum(sizes.values()):,} variants, more than the {MAX_CELLS:,} cells a sweep "
+                                 "may hold")
     if algorithms == "all":
         items = [] if grid else list(api.algorithms(family))
     else:
@@ -569,17 +691,36 @@ def _parse_params(items: list[str]) -> dict[str, str]:
     return out
 
 
-def _parse_seeds(text: str) -> list[int]:
-    """'0-19' or '1,4,7' or '3' -> list of seeds (one rule for the CLI and the benchmarks)."""
+def _parse_seeds(text: str, most: int | None = None) -> list[int]:
+    """'0-19' or '1,4,7' or '3' -> list of seeds (one rule for the CLI and the benchmarks).
+
+    With ``most``, more seeds than that are refused (InputError naming ``seeds``) from the text alone,
+    before a list is built: '0-99999999999' was a MemoryError. A seed must fit the store's int64 column.
+    """
     from edgeopt.bench import parse_seeds
 
-    return parse_seeds(text)
+    if most is not None:
+        lo, sep, hi = text.partition("-")
+        try:
+            count = int(hi) - int(lo) + 1 if sep else sum(1 for x in text.split(",") if x.strip())
+        except ValueError:
+            count = 0  # not a range of integers: parse_seeds names what is wrong
+        if count > most:
+            from edgeopt.sweep import MAX_POINTS
+
+            raise InputError("seeds", f"{text!r} is {count:,} seeds, at most {most:,} here (a sweep holds at "
+                                      f"most {MAX_POINTS:,} instances: seeds x job counts)")
+    seeds = parse_seeds(text)
+    if max(seeds) > 2**63 - 1:
+        raise InputError("seeds", f"a seed must be below 2**63 (the store's 64-bit column), got {max(seeds)}")
+    return seeds
 
 
 @app.command()
 def sweep(
     family: Annotated[str, typer.Argument(help="Problem family.")],
-    seeds: Annotated[str, typer.Option(help="Seeds: 'A-B' or 'a,b,c'.")] = "0-9",
+    seeds: Annotated[str, typer.Option(help="Seeds: 'A-B' or 'a,b,c'. A sweep holds at most 100,000 instances "
+                                            "(seeds x job counts) and 500,000 cells (x algorithms).")] = "0-9",
     preset: Annotated[str | None, typer.Option(help=PRESET_HELP)] = None,
     jobs: Annotated[str | None, typer.Option(help="Job counts, comma-separated (one sweep axis).")] = None,
     servers: Annotated[int | None, typer.Option(help="Number of servers.")] = None,
@@ -590,7 +731,9 @@ def sweep(
     method: Annotated[str, typer.Option(help="Exact model used with --optimal. " + METHOD_HELP)] = "milp",
     time_limit: Annotated[float, typer.Option("--time-limit", help="Seconds per exact solve.")] = 60.0,
     address: Annotated[str | None, typer.Option(help="Dask scheduler address (default: a LocalCluster).")] = None,
-    workers: Annotated[int, typer.Option(help="LocalCluster worker processes.")] = 2,
+    workers: Annotated[int | None, typer.Option(
+        help=f"LocalCluster worker processes, one thread each (default: one per core, {os.cpu_count() or 1} here; "
+        "at most 4 per core: a worker keeps one core busy, so more only add processes and memory).")] = None,
     json_file: Annotated[Path | None, typer.Option("--json", help="Write every row as JSON.")] = None,
     store: Annotated[Path | None, typer.Option(
         "--store", help="Parquet dataset directory: each instance's rows are written as soon as it finishes; "
@@ -603,24 +746,53 @@ def sweep(
     Ctrl-C or SIGTERM stops the sweep (exit 130 / 143); with --store every finished instance is kept.
     On a SLURM cluster, start Dask workers with dask-jobqueue and pass --address (docs/sweeps.md).
     """
-    from edgeopt.sweep import SweepPoint, check_store_path, run_sweep, summarise
+    from edgeopt.sweep import (
+        MAX_POINTS,
+        SweepPoint,
+        check_size,
+        check_store_path,
+        check_workers,
+        default_workers,
+        error_kinds,
+        run_sweep,
+        summarise,
+    )
 
+    # Every option is checked here, before a list is expanded or a process started: a sweep that cannot
+    # run is refused with exit 2, never left to fill memory or a table of error cells.
+    workers = default_workers() if workers is None else check_workers(workers, "workers")
     check_output_path(json_file, what="json")
     if store is not None:
         check_store_path(store)
-    api.generate(family, preset, seed=0)  # fail fast on a bad family or preset
-    names = None if algorithms == "all" and not grid else tuple(_variant_labels(family, algorithms, grid))
+    if not 0 < time_limit <= api.MAX_TIME_LIMIT:  # also NaN
+        raise InputError("time_limit", f"must be a number of seconds in (0, {api.MAX_TIME_LIMIT:g}], got {time_limit}")
+    spec = api.family(family)
     job_counts: list[int | None] = [None]
     if jobs is not None:
         try:
             job_counts = [int(x) for x in jobs.split(",")]
         except ValueError:
             raise InputError("jobs", f"expected comma-separated integers, got {jobs!r}") from None
+        for n in job_counts:
+            if n < 1:
+                raise InputError("jobs", f"must be >= 1, got {n}")
+        spec.check_limits(jobs=max(job_counts))  # the largest is refused here, before it is drawn
+    seed_list = _parse_seeds(seeds, most=max(1, MAX_POINTS // len(job_counts)))
+    check_size(len(seed_list) * len(job_counts), 1, "jobs" if len(job_counts) > 1 else "seeds")
+    # One instance with the first values: a bad preset, a server count or horizon above the family's caps,
+    # or a combination the instance model refuses fails here (exit 2), not in every cell.
+    first = min((n for n in job_counts if n is not None), default=None)
+    api.generate(family, preset, seed=seed_list[0], jobs=first, servers=servers, horizon=horizon)
+    names = None if algorithms == "all" and not grid else tuple(_variant_labels(family, algorithms, grid))
+    n_algorithms = len(names) if names is not None else len(api.algorithms(family))
+    check_size(len(seed_list) * len(job_counts), n_algorithms + bool(optimal), "algorithms")
+    if optimal:
+        api.check_choice("method", method, api.exact_method_names(family), f"{family} exact method")
     points = [
         SweepPoint(family, preset, seed=s, jobs=n, servers=servers, horizon=horizon, algorithms=names,
                    optimal=optimal, method=method, time_limit=time_limit)
         for n in job_counts
-        for s in _parse_seeds(seeds)
+        for s in seed_list
     ]
     with _progress() as progress, _report_interruption(points, store):
         task = progress.add_task(f"sweep over {len(points)} instances", total=len(points))
@@ -640,6 +812,13 @@ def sweep(
                       f"{_fmt(s['mean_ratio_to_bound'], 5)} ({s['n_bound']})", _fmt(s["max_ratio_to_bound"], 5),
                       f"{s['mean_runtime_s']:.3f}")
     out.print(table)
+    kinds = error_kinds(rows)
+    for kind in kinds[:5]:  # the reason of each kind of error cell, which the table only counts
+        err.print(f"errors: {kind['count']} cell(s): {kind['message']} (first at seed {kind['seed']}, "
+                  f"algorithm {kind['algorithm']})", markup=False)
+    if len(kinds) > 5:
+        err.print(f"errors: {len(kinds) - 5} more kinds of error (every cell's error is in --json and --store)",
+                  markup=False)
     if json_file is not None:
         write_json(json_file, rows)
 
@@ -714,6 +893,23 @@ def _print_comparison(comparison: api.Comparison) -> None:
             f"{row.runtime_s:.3f}",
         )
     out.print(table)
+    for row in comparison.rows:
+        if row.kind == "exact" and row.status == "time_limit":
+            out.print(_limit_note(row, comparison.reference_name), markup=False)
+
+
+def _limit_note(row: api.Row, reference_name: str) -> str:
+    """Say that an exact solve stopped at its limit, what the ratios are then, and how to get a proof."""
+    limit = json.loads(row.params or "{}")
+    by_work = "work_limit" in limit and row.runtime_s < 0.95 * limit.get("time_limit", float("inf"))
+    then = "ratios are to its bound (upper estimates of the true ratios)" if reference_name == "bound" else \
+        "it found no bound, so there are no ratios"
+    if by_work:
+        return (f"note: {row.algorithm} stopped at its work limit of {limit['work_limit']:g} before proving "
+                f"optimality: {then}; raise --work-limit")
+    return (f"note: {row.algorithm} stopped at its {limit.get('time_limit', 0):g} s time limit before proving "
+            f"optimality: {then}; raise --time-limit, or give --work-limit for a result that does not depend on "
+            "how busy the machine is")
 
 
 class Terminated(BaseException):

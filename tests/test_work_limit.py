@@ -70,3 +70,33 @@ def test_cli_solve_and_compare_take_work_limit(inst, tmp_path, capsys):
     assert cli("solve", path, "--work-limit", 0) == 2
     err = capsys.readouterr().err
     assert_clean_error(err, "work_limit")
+
+
+def test_compare_says_when_the_exact_solve_stopped_at_its_limit(inst, tmp_path, capsys):
+    path = tmp_path / "i.json"
+    api.save(inst, path)
+    assert cli("compare", path, "--algorithms", "online", "--optimal", "--method", "cpsat", "--work-limit", 1e-4,
+               "--time-limit", HOUR) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "note: cpsat stopped at its work limit of 0.0001 before proving optimality" in text
+    assert "raise --work-limit" in text
+    assert cli("compare", path, "--algorithms", "online", "--optimal", "--method", "cpsat", "--work-limit", 1000,
+               "--time-limit", HOUR) == 0
+    assert "note:" not in capsys.readouterr().out
+
+
+def test_demo_proves_its_optima_by_work_not_by_the_clock(monkeypatch, capsys):
+    """The demo passes its work limit (and a time limit that is only a guard) to every comparison."""
+    from edgeopt import cli as cli_module
+
+    seen = []
+    real = api.compare
+
+    def spy(*args, **kwargs):
+        seen.append((kwargs["time_limit"], kwargs["work_limit"]))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(api, "compare", spy)
+    assert cli("demo", "--family", "edgecloud") == 0
+    assert seen == [(600.0, cli_module.DEMO_WORK_LIMIT)]
+    assert "ratio to optimum" in " ".join(capsys.readouterr().out.split())
