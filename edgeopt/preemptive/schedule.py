@@ -43,6 +43,7 @@ then selects the faster rate of eq. (1) in the ``2b`` check.
 
 from __future__ import annotations
 
+import itertools
 from collections import defaultdict
 
 import numpy as np
@@ -203,10 +204,161 @@ def _index_errors(instance: Instance, js: JobSchedule, out: list[Violation]) -> 
     return ok
 
 
-def _check_job(instance: Instance, js: JobSchedule, speed: float, uniq: list[list[int]],
+_BATCH_SLOTS = 1 << 18  # slots turned into arrays at once: about 10 MB of temporaries
+_FAR = 1 << 61  # slots and PS bounds beyond +-2**61 are refused: run ends and sums of lengths stay in int64
+
+
+def _int64(values: list[int] | itertools.chain[int], count: int) -> np.ndarray:
+    """Slots or PS bounds as int64, refusing values whose ends or lengths could overflow (far outside any
+    horizon; the caller, `FamilySpec.check_result`, reports the schedule as one that cannot be checked)."""
+    out = np.fromiter(values, dtype=np.int64, count=count)
+    if out.size and (int(out.min()) < -_FAR or int(out.max()) > _FAR):
+        raise OverflowError(f"a slot or PS bound outside [-2**61, 2**61]: {int(out.min())}..{int(out.max())}")
+    return out
+
+
+class _Runs:
+    """Every chunk entry of the checked jobs as maximal runs of consecutive distinct slots.
+
+    The validator works on these runs instead of on one row per (chunk, slot): a 2,000-job paper-preset
+    SRTF schedule has 8 million chunk-slots but about 137,000 runs, and the rows took 600 MB. Slots are
+    turned into arrays a batch of chunks at a time (`_BATCH_SLOTS`), so the only memory that grows with
+    the slot count is the schedule's own lists. Per entry (in job order, then chunk order): ``listed``
+    (len(slots)), ``distinct``, ``first`` / ``last`` (smallest / largest slot; 0 when it has none) and
+    ``run_ptr`` (its runs are ``start[run_ptr[e]:run_ptr[e + 1]]``, ``end`` likewise, half-open).
+    """
+
+    def __init__(self, jobs: list[JobSchedule]) -> None:
+        entries = [c for js in jobs for c in js.chunks]
+        columns: list[list[np.ndarray]] = [[] for _ in range(7)]
+        batch: list[ChunkRun] = []
+        size = 0
+        for c in [*entries, None]:
+            if c is None or (batch and size + len(c.slots) > _BATCH_SLOTS):
+                if batch:
+                    for col, part in zip(columns, _batch_runs(batch, size), strict=True):
+                        col.append(part)
+                batch, size = [], 0
+            if c is not None:
+                batch.append(c)
+                size += len(c.slots)
+        listed, distinct, first, last, start, end, per_entry = (_concat_int64(col) for col in columns)
+        self.listed, self.distinct = listed.tolist(), distinct.tolist()
+        self.first, self.last = first.tolist(), last.tolist()
+        self.start, self.end = start, end
+        self.run_ptr = np.zeros(len(entries) + 1, dtype=np.int64)
+        np.cumsum(per_entry, out=self.run_ptr[1:])
+
+
+def _concat_int64(parts: list[np.ndarray]) -> np.ndarray:
+    return np.concatenate(parts).astype(np.int64, copy=False) if parts else np.zeros(0, dtype=np.int64)
+
+
+def _batch_runs(batch: list[ChunkRun], size: int) -> tuple[np.ndarray, ...]:
+    """`_Runs`' columns for a few chunks: sort each chunk's slots (they are normally sorted already),
+    then a run breaks where the chunk changes or the next distinct slot is more than one further."""
+    n = np.fromiter((len(c.slots) for c in batch), dtype=np.int64, count=len(batch))
+    vals = _int64(itertools.chain.from_iterable(c.slots for c in batch), size)
+    eid = np.repeat(np.arange(len(batch), dtype=np.int64), n)
+    same = eid[1:] == eid[:-1]
+    step = np.diff(vals)
+    if np.any(same & (step < 0)):
+        vals = vals[np.lexsort((vals, eid))]
+        step = np.diff(vals)
+    repeats = np.bincount(eid[1:][same & (step == 0)], minlength=len(batch))
+    off = np.cumsum(n) - n
+    has = n > 0
+    first = np.zeros(len(batch), dtype=np.int64)
+    last = np.zeros(len(batch), dtype=np.int64)
+    first[has] = vals[off[has]]
+    last[has] = vals[off[has] + n[has] - 1]
+    brk = np.ones(vals.size, dtype=bool)
+    brk[1:] = ~same | (step > 1)
+    heads = np.flatnonzero(brk)
+    tails = np.append(heads[1:], vals.size)[:heads.size] - 1
+    per_entry = np.bincount(eid[heads], minlength=len(batch))
+    return n, n - repeats, first, last, vals[heads], vals[tails] + 1, per_entry
+
+
+def _merge(start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The union of half-open intervals as sorted, disjoint, non-touching intervals."""
+    if start.size == 0:
+        return start, end
+    order = np.argsort(start, kind="stable")
+    s, e = start[order], end[order]
+    reach = np.maximum.accumulate(e)
+    new = np.ones(s.size, dtype=bool)
+    new[1:] = s[1:] > reach[:-1]
+    heads = np.flatnonzero(new)
+    return s[heads], reach[np.append(heads[1:], s.size) - 1]
+
+
+def _covered(start: np.ndarray, end: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Whether each point of ``x`` lies in the union of merged intervals ``start``/``end``."""
+    if start.size == 0:
+        return np.zeros(x.size, dtype=bool)
+    i = np.searchsorted(start, x, side="right") - 1
+    return (i >= 0) & (x < end[np.maximum(i, 0)])
+
+
+def _difference(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]) -> tuple[int, int]:
+    """(smallest slot, number of slots) of merged intervals ``a`` minus merged intervals ``b``; (0, 0) when empty.
+
+    Every endpoint of either set cuts the line into pieces that lie wholly inside or outside each set,
+    so one membership test per piece decides it."""
+    if a[0].size == 0:
+        return 0, 0
+    cuts = np.unique(np.concatenate([a[0], a[1], b[0], b[1]]))
+    lo, hi = cuts[:-1], cuts[1:]
+    keep = _covered(*a, lo) & ~_covered(*b, lo)
+    if not np.any(keep):
+        return 0, 0
+    return int(lo[np.argmax(keep)]), sum((hi - lo)[keep].tolist())  # Python ints: no overflow
+
+
+def _first_double(start: np.ndarray, end: np.ndarray) -> int | None:
+    """The smallest slot inside two of the (non-empty) intervals, or None.
+
+    In start order, the first interval that starts before an earlier one ends starts the first overlap."""
+    if start.size < 2:
+        return None
+    order = np.argsort(start, kind="stable")
+    s, e = start[order], end[order]
+    hit = s[1:] < np.maximum.accumulate(e)[:-1]
+    return int(s[1:][np.argmax(hit)]) if np.any(hit) else None
+
+
+def _first_overlap(key: tuple[np.ndarray, ...], start: np.ndarray,
+                   end: np.ndarray) -> tuple[tuple[int, ...], int, int] | None:
+    """Intervals held on resources named by ``key`` columns, e.g. (server, worker): the smallest
+    (resource, slot) held by two of them (lexicographic, like the rows' order) and how many
+    (resource, slot) pairs are held more than once; None when none is.
+
+    An event sweep: +1 at each start, -1 at each end, sorted by resource then slot; the running
+    sum is the number of holders from an event to the next one (each resource's events sum to zero)."""
+    if start.size < 2:
+        return None
+    pos = np.concatenate([start, end])
+    delta = np.concatenate([np.ones(start.size, dtype=np.int64), np.full(end.size, -1, dtype=np.int64)])
+    cols = [np.concatenate([k, k]) for k in key]
+    order = np.lexsort((pos, *reversed(cols)))
+    pos, held = pos[order], np.cumsum(delta[order])
+    cols = [c[order] for c in cols]
+    same = np.ones(pos.size - 1, dtype=bool)
+    for c in cols:
+        same &= c[1:] == c[:-1]
+    length = np.diff(pos)
+    over = same & (length > 0) & (held[:-1] >= 2)
+    if not np.any(over):
+        return None
+    i = int(np.argmax(over))
+    return tuple(int(c[i]) for c in cols), int(pos[i]), sum(length[over].tolist())
+
+
+def _check_job(instance: Instance, js: JobSchedule, speed: float, runs: _Runs, e0: int,
                out: list[Violation]) -> None:
-    """Per-job constraints: migration, 2a, 2b, 4e, 2i, 2k, 2e, cloud-no-preemption; ``uniq``: each chunk's
-    distinct slots (`_unique_slots`)."""
+    """Per-job constraints: migration, 2a, 2b, 4e, 2i, 2k, 2e, cloud-no-preemption; ``runs``: the
+    job's chunk entries are ``e0, e0 + 1, ...`` there."""
     j = js.job
     job = instance.jobs[j]
     T = instance.horizon
@@ -226,47 +378,55 @@ def _check_job(instance: Instance, js: JobSchedule, speed: float, uniq: list[lis
         if d not in seen:
             out.append(Violation("2b", f"chunk {d} is not trained (needs {need} slots)", j))
     # (2b)/(4a) per chunk over all its entries (a migrated chunk is reported as migration only)
-    trained: dict[int, set[int]] = defaultdict(set)
-    for c in js.chunks:
-        trained[c.chunk].update(c.slots)
-    for d, slots in sorted(trained.items()):
-        if d < job.chunks and len(slots) < need:
-            out.append(Violation("2b", f"chunk {d} trains {len(slots)} slots, needs {need} "
+    entries: dict[int, list[int]] = defaultdict(list)
+    for k, c in enumerate(js.chunks):
+        entries[c.chunk].append(e0 + k)
+    ptr = runs.run_ptr
+    for d, es in sorted(entries.items()):
+        if len(es) == 1:
+            n = runs.distinct[es[0]]
+        else:
+            idx = np.concatenate([np.arange(ptr[e], ptr[e + 1]) for e in es])
+            ms, me = _merge(runs.start[idx], runs.end[idx])
+            n = int(np.sum(me - ms))
+        if d < job.chunks and n < need:
+            out.append(Violation("2b", f"chunk {d} trains {n} slots, needs {need} "
                                        f"(zeta={int(zeta)}, speed={speed})", j))
-        elif d < job.chunks and len(slots) > need:
-            out.append(Violation("2b", f"chunk {d} trains {len(slots)} slots, more than the {need} it needs "
+        elif d < job.chunks and n > need:
+            out.append(Violation("2b", f"chunk {d} trains {n} slots, more than the {need} it needs "
                                        f"(a chunk stops once trained; zeta={int(zeta)}, speed={speed})", j))
-    for c, u in zip(js.chunks, uniq, strict=True):
+    for k, c in enumerate(js.chunks):
+        e = e0 + k
+        n, lo, hi = runs.distinct[e], runs.first[e], runs.last[e]
         if not instance.eligible(j, c.server, c.worker):
             typ = instance.servers[c.server].workers[c.worker]
             out.append(Violation("2a", f"chunk {c.chunk} on worker ({c.server}, {c.worker}) of type {typ}, "
                                        f"job needs type {job.worker_type}", j))
-        if len(u) != len(c.slots):
+        if n != runs.listed[e]:
             out.append(Violation("4e", f"chunk {c.chunk} lists a slot more than once", j))
-        if u and (u[0] < 0 or u[-1] >= T):
-            out.append(Violation("2k", f"chunk {c.chunk} trains in slot outside [0, {T}): {u[0]}..{u[-1]}", j))
+        if n and (lo < 0 or hi >= T):
+            out.append(Violation("2k", f"chunk {c.chunk} trains in slot outside [0, {T}): {lo}..{hi}", j))
         rel = instance.release(j, c.server)
-        if u and u[0] < rel:
-            out.append(Violation("2i", f"chunk {c.chunk} trains on server {c.server} at slot {u[0]} "
+        if n and lo < rel:
+            out.append(Violation("2i", f"chunk {c.chunk} trains on server {c.server} at slot {lo} "
                                        f"< r_j + Delta = {rel}", j))
-        if instance.servers[c.server].is_cloud and u and u[-1] - u[0] + 1 != len(u):
+        if instance.servers[c.server].is_cloud and n and hi - lo + 1 != n:
             out.append(Violation("cloud-no-preemption", f"chunk {c.chunk} is preempted on the cloud", j))
     # (2e): exactly one PS in every slot the job trains, none in other slots.
-    train = np.unique(np.concatenate([np.asarray(c.slots, dtype=np.int64) for c in js.chunks])) \
-        if js.chunks else np.zeros(0, dtype=np.int64)
-    if js.ps:
-        ps_slots = np.concatenate([np.arange(p.start, p.end, dtype=np.int64) for p in js.ps])
-    else:
-        ps_slots = np.zeros(0, dtype=np.int64)
-    pu, pc = np.unique(ps_slots, return_counts=True)
-    if np.any(pc > 1):
-        out.append(Violation("2e", f"more than one PS at slot {int(pu[pc > 1][0])}", j))
-    missing = np.setdiff1d(train, pu)
-    if missing.size:
-        out.append(Violation("2e", f"no PS at training slot {int(missing[0])} ({missing.size} slots)", j))
-    idle = np.setdiff1d(pu, train)
-    if idle.size:
-        out.append(Violation("2e", f"PS assigned at slot {int(idle[0])} where no chunk trains ({idle.size} slots)", j))
+    lo_run, hi_run = int(ptr[e0]), int(ptr[e0 + len(js.chunks)])
+    train = _merge(runs.start[lo_run:hi_run], runs.end[lo_run:hi_run])
+    ps_start = _int64([p.start for p in js.ps], len(js.ps))
+    ps_end = _int64([p.end for p in js.ps], len(js.ps))
+    double = _first_double(ps_start, ps_end)
+    if double is not None:
+        out.append(Violation("2e", f"more than one PS at slot {double}", j))
+    held = _merge(ps_start, ps_end)
+    first, count = _difference(train, held)
+    if count:
+        out.append(Violation("2e", f"no PS at training slot {first} ({count} slots)", j))
+    first, count = _difference(held, train)
+    if count:
+        out.append(Violation("2e", f"PS assigned at slot {first} where no chunk trains ({count} slots)", j))
     for p in js.ps:
         rel = instance.release(j, p.server)
         if p.start < rel:
@@ -275,39 +435,15 @@ def _check_job(instance: Instance, js: JobSchedule, speed: float, uniq: list[lis
             out.append(Violation("2k", f"PS run [{p.start}, {p.end}) outside [0, {T})", j))
 
 
-def _unique_slots(slots: list[int]) -> list[int]:
-    """A chunk's distinct slots in increasing order (`np.unique` without its per-call cost: the validator
-    needs it once per chunk, about 20,000 times at the paper scale)."""
-    return sorted(set(slots))
-
-
-def _mixed_radix(cols: list[np.ndarray]) -> np.ndarray:
-    """One int64 key per row of integer columns (exact: each column shifted to 0 and scaled by its span)."""
-    key = np.zeros(cols[0].shape[0], dtype=np.int64)
-    for c in cols:
-        lo = int(c.min())
-        span = int(c.max()) - lo + 1
-        key = key * span + (c - lo)
-    return key
-
-
-def _first_duplicate(cols: list[np.ndarray]) -> tuple[int, int] | None:
-    """(row index of a duplicated key, number of duplicated keys) over integer columns, or None."""
-    if cols[0].shape[0] == 0:
-        return None
-    key = _mixed_radix(cols)
-    _uniq, first, counts = np.unique(key, return_index=True, return_counts=True)
-    dup = counts > 1
-    if not np.any(dup):
-        return None
-    return int(first[np.argmax(dup)]), int(np.count_nonzero(dup))
-
-
 def validate(instance: Instance, schedule: Schedule) -> list[Violation]:
     """Every violated constraint of (2a)-(2k) / (4a)-(4h) (+ 7b when storage is given).
 
     Jobs listed in ``rejected`` are exempt from the constraints, but every job
     must be either scheduled or rejected, never both.
+
+    The checks work on runs of consecutive slots (`_Runs`) and event sweeps, so the memory they add
+    grows with the number of runs and PS runs, not with the number of (chunk, slot) or (PS, slot)
+    pairs (a 2,000-job paper-preset SRTF schedule: 8 million chunk-slots, 137,000 runs).
     """
     out: list[Violation] = []
     J = len(instance.jobs)
@@ -332,45 +468,41 @@ def validate(instance: Instance, schedule: Schedule) -> list[Violation]:
     for j in missing:
         out.append(Violation("schedule", "job neither scheduled nor rejected", j))
 
-    uniq = [[_unique_slots(c.slots) for c in js.chunks] for js in good]
-    for js, u in zip(good, uniq, strict=True):
-        _check_job(instance, js, schedule.speed, u, out)
+    runs = _Runs(good)
+    e0 = 0
+    for js in good:
+        _check_job(instance, js, schedule.speed, runs, e0, out)
+        e0 += len(js.chunks)
 
     # (2d)/(4b): one chunk per worker and slot, over all chunks of all jobs. A chunk's own
-    # repeated slots are 4e, so each chunk's slots are made unique first.
-    parts = [(js.job, c.server, c.worker, np.array(u, dtype=np.int64))
-             for js, us in zip(good, uniq, strict=True) for c, u in zip(js.chunks, us, strict=True) if u]
-    if parts:
-        n = [p[3].size for p in parts]
-        srv = np.repeat(np.array([p[1] for p in parts], dtype=np.int64), n)
-        wrk = np.repeat(np.array([p[2] for p in parts], dtype=np.int64), n)
-        job = np.repeat(np.array([p[0] for p in parts], dtype=np.int64), n)
-        slot = np.concatenate([p[3] for p in parts])
-        dup = _first_duplicate([srv, wrk, slot])
-        if dup is not None:
-            i, count = dup
-            s, w, t = int(srv[i]), int(wrk[i]), int(slot[i])
-            jobs_there = sorted({int(x) for x in job[(srv == s) & (wrk == w) & (slot == t)]})
-            out.append(Violation("2d", f"worker ({s}, {w}) trains more than one chunk at slot {t} "
-                                       f"(jobs {jobs_there}); {count} such (worker, slot) pairs"))
-    # (2f)/(4d): one job per PS and slot (a job's own overlapping runs are 2e).
-    pparts = []
+    # repeated slots are 4e: its runs hold each slot once.
+    entries = [(js.job, c.server, c.worker) for js in good for c in js.chunks]
+    cols = np.array(entries, dtype=np.int64).reshape(len(entries), 3)
+    of_run = np.repeat(np.arange(len(entries), dtype=np.int64), np.diff(runs.run_ptr))
+    job, srv, wrk = (cols[of_run, k] for k in range(3))
+    found = _first_overlap((srv, wrk), runs.start, runs.end)
+    if found is not None:
+        (s, w), t, count = found
+        there = (srv == s) & (wrk == w) & (runs.start <= t) & (t < runs.end)
+        jobs_there = sorted({int(x) for x in job[there]})
+        out.append(Violation("2d", f"worker ({s}, {w}) trains more than one chunk at slot {t} "
+                                   f"(jobs {jobs_there}); {count} such (worker, slot) pairs"))
+    # (2f)/(4d): one job per PS and slot (a job's own overlapping runs are 2e, so they are merged first).
+    held: list[tuple[int, int, int, int]] = []
     for js in good:
-        runs = [p for p in js.ps if p.end > p.start]
-        if not runs:
-            continue
-        per_job = np.concatenate([
-            np.column_stack([np.full(p.end - p.start, p.server), np.full(p.end - p.start, p.ps),
-                             np.arange(p.start, p.end, dtype=np.int64)]) for p in runs])
-        pparts.append(np.unique(per_job, axis=0) if len(runs) > 1 else per_job)
-    if pparts:
-        allp = np.concatenate(pparts).astype(np.int64)
-        dup = _first_duplicate([allp[:, 0], allp[:, 1], allp[:, 2]])
-        if dup is not None:
-            i, count = dup
-            s, p, t = (int(x) for x in allp[i])
-            out.append(Violation("2f", f"PS ({s}, {p}) serves more than one job at slot {t}; "
-                                       f"{count} such (PS, slot) pairs"))
+        per_ps: dict[tuple[int, int], list[tuple[int, int]]] = defaultdict(list)
+        for p in js.ps:
+            per_ps[(p.server, p.ps)].append((p.start, p.end))
+        for (s, q), spans in per_ps.items():
+            a = np.array(spans, dtype=np.int64)
+            ms, me = _merge(a[:, 0], a[:, 1]) if len(spans) > 1 else (a[:, 0], a[:, 1])
+            held.extend((s, q, int(x), int(y)) for x, y in zip(ms, me, strict=True))
+    ps_cols = np.array(held, dtype=np.int64).reshape(len(held), 4)
+    found = _first_overlap((ps_cols[:, 0], ps_cols[:, 1]), ps_cols[:, 2], ps_cols[:, 3])
+    if found is not None:
+        (s, q), t, count = found
+        out.append(Violation("2f", f"PS ({s}, {q}) serves more than one job at slot {t}; "
+                                   f"{count} such (PS, slot) pairs"))
     out.extend(_check_storage(instance, good))
     return out
 
