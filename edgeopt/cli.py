@@ -740,6 +740,7 @@ def sweep(
         "a rerun with the same --store computes only what is missing (read it with edgeopt.sweep.read_sweep).")] = None,
     retry_errors: Annotated[bool, typer.Option(
         "--retry-errors", help="With --store: recompute the stored cells that recorded an error.")] = False,
+    work_limit: WorkLimit = None,
 ) -> None:
     """Run algorithms over many seeded instances on Dask and summarise the ratios.
 
@@ -754,9 +755,13 @@ def sweep(
         check_workers,
         default_workers,
         error_kinds,
+        limit_notes,
         run_sweep,
         summarise,
     )
+    from edgeopt.core.limits import check_work_limit
+
+    check_work_limit(work_limit)
 
     # Every option is checked here, before a list is expanded or a process started: a sweep that cannot
     # run is refused with exit 2, never left to fill memory or a table of error cells.
@@ -790,7 +795,7 @@ def sweep(
         api.check_choice("method", method, api.exact_method_names(family), f"{family} exact method")
     points = [
         SweepPoint(family, preset, seed=s, jobs=n, servers=servers, horizon=horizon, algorithms=names,
-                   optimal=optimal, method=method, time_limit=time_limit)
+                   optimal=optimal, method=method, time_limit=time_limit, work_limit=work_limit)
         for n in job_counts
         for s in seed_list
     ]
@@ -812,6 +817,8 @@ def sweep(
                       f"{_fmt(s['mean_ratio_to_bound'], 5)} ({s['n_bound']})", _fmt(s["max_ratio_to_bound"], 5),
                       f"{s['mean_runtime_s']:.3f}")
     out.print(table)
+    for note in limit_notes(rows):  # a limit that bit is said, not left to a "-" in the ratio columns
+        out.print(f"note: {note}", markup=False)
     kinds = error_kinds(rows)
     for kind in kinds[:5]:  # the reason of each kind of error cell, which the table only counts
         err.print(f"errors: {kind['count']} cell(s): {kind['message']} (first at seed {kind['seed']}, "

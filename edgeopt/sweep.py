@@ -131,6 +131,9 @@ class SweepPoint:
             registered algorithm).
         optimal: also solve exactly with ``method`` and report ratios.
         method, time_limit: the exact model and its limit in seconds.
+        work_limit: also a limit on the exact model's deterministic work (`edgeopt.core.limits.work_limit`;
+            None: the clock alone). It goes into the exact row's ``params``, and into ``key`` only when set,
+            so the stores of sweeps without it keep their cells.
     """
 
     family: str
@@ -143,11 +146,15 @@ class SweepPoint:
     optimal: bool = False
     method: str = "milp"
     time_limit: float = 60.0
+    work_limit: float | None = None
 
     @property
     def key(self) -> str:
         """A stable name of this point (its part file is ``part-<key>.parquet``)."""
-        text = json.dumps(dataclasses.asdict(self), sort_keys=True, default=list)
+        fields = dataclasses.asdict(self)
+        if fields["work_limit"] is None:
+            del fields["work_limit"]
+        text = json.dumps(fields, sort_keys=True, default=list)
         return hashlib.sha256(text.encode()).hexdigest()[:20]
 
 
@@ -176,6 +183,7 @@ COLUMNS = (
 def _base(point: SweepPoint) -> dict[str, Any]:
     base = dataclasses.asdict(point)
     base.pop("algorithms")
+    base.pop("work_limit")  # in the exact row's params
     return {"cell": point.key, **base}
 
 
@@ -227,9 +235,11 @@ def evaluate_point(point: SweepPoint) -> list[dict[str, Any]]:
     reference, reference_name = None, "-"
     if point.optimal:
         try:
-            exact = api.solve(inst, method=point.method, time_limit=point.time_limit)
+            exact = api.solve(inst, method=point.method, time_limit=point.time_limit, work_limit=point.work_limit)
             row = _row(spec, inst, exact, "exact")
-            rows.append((row, {"params": json.dumps({"time_limit": point.time_limit}), "error": None}))
+            limits = {"time_limit": point.time_limit} | (
+                {} if point.work_limit is None else {"work_limit": point.work_limit})
+            rows.append((row, {"params": json.dumps(limits), "error": None}))
             if exact.status == Status.OPTIMAL:
                 reference, reference_name = exact.objective, "optimum"
             elif exact.bound is not None and exact.bound > 0:
@@ -712,6 +722,29 @@ def summarise(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
             }
         )
     return out
+
+
+def limit_notes(rows: Sequence[dict[str, Any]]) -> list[str]:
+    """One line per exact method whose solves stopped at a limit: how many of how many, and whether they
+    left a bound (ratios to it) or nothing (no ratio at all), e.g. ``5 of 5 milp solves stopped at the 20 s
+    limit without a bound``. A summary never leaves a limit that bit unsaid."""
+    by: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        if r.get("kind") == "exact" and not r.get("error"):
+            by.setdefault(r["algorithm"], []).append(r)
+    notes = []
+    for method, rs in sorted(by.items()):
+        stopped = [r for r in rs if r["status"] == "time_limit"]
+        if not stopped:
+            continue
+        params = [json.loads(r.get("params") or "{}") for r in stopped]
+        limits = sorted({f"work limit of {p['work_limit']:g}" if "work_limit" in p else
+                         f"{p.get('time_limit', 0):g} s limit" for p in params})
+        bare = sum(r.get("bound") is None for r in stopped)
+        what = "without a bound" if bare == len(stopped) else (
+            "with a bound (ratios to it)" if bare == 0 else f"({bare} without a bound, the rest with one)")
+        notes.append(f"{len(stopped)} of {len(rs)} {method} solves stopped at the {' or '.join(limits)} {what}")
+    return notes
 
 
 _WHERE = re.compile(r" \(at [^()]*:\d+\)$")

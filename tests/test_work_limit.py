@@ -100,3 +100,35 @@ def test_demo_proves_its_optima_by_work_not_by_the_clock(monkeypatch, capsys):
     assert cli("demo", "--family", "edgecloud") == 0
     assert seen == [(600.0, cli_module.DEMO_WORK_LIMIT)]
     assert "ratio to optimum" in " ".join(capsys.readouterr().out.split())
+
+
+def test_a_sweep_point_solves_under_its_work_limit_and_keeps_old_keys():
+    from edgeopt.sweep import SweepPoint, evaluate_point, limit_notes
+
+    plain = SweepPoint("hetero", "small", seed=0, jobs=4, algorithms=("online",), optimal=True, method="cpsat",
+                       time_limit=HOUR)
+    assert plain.key == SweepPoint("hetero", "small", seed=0, jobs=4, algorithms=("online",), optimal=True,
+                                   method="cpsat", time_limit=HOUR, work_limit=None).key
+    tiny = SweepPoint(**{**plain.__dict__, "work_limit": 1e-4})
+    assert tiny.key != plain.key
+    rows = evaluate_point(tiny)
+    exact = next(r for r in rows if r["kind"] == "exact")
+    assert exact["status"] == "time_limit" and '"work_limit": 0.0001' in exact["params"]
+    assert limit_notes(rows) == [f"1 of 1 cpsat solves stopped at the work limit of 0.0001 "
+                                 f"{'without a bound' if exact['bound'] is None else 'with a bound (ratios to it)'}"]
+    proven = evaluate_point(SweepPoint(**{**plain.__dict__, "work_limit": 1000}))
+    assert next(r for r in proven if r["kind"] == "exact")["status"] == "optimal" and limit_notes(proven) == []
+
+
+def test_limit_notes_count_each_method_and_say_whether_a_bound_was_left():
+    from edgeopt.sweep import limit_notes
+
+    def row(status, bound, algorithm="milp", params='{"time_limit": 20}'):
+        return {"kind": "exact", "algorithm": algorithm, "status": status, "bound": bound, "params": params,
+                "error": None}
+
+    rows = [row("time_limit", None) for _ in range(5)] + [{"kind": "online", "algorithm": "online"}]
+    assert limit_notes(rows) == ["5 of 5 milp solves stopped at the 20 s limit without a bound"]
+    rows = [row("time_limit", 3.0), row("optimal", 4.0), row("time_limit", None, "cpsat")]
+    assert limit_notes(rows) == ["1 of 1 cpsat solves stopped at the 20 s limit without a bound",
+                                 "1 of 2 milp solves stopped at the 20 s limit with a bound (ratios to it)"]
