@@ -89,31 +89,45 @@ def test_killing_a_dask_worker_loses_nothing(tmp_path):
 
 
 DRIVER = textwrap.dedent("""
-    import sys
+    import sys, time
+    from pathlib import Path
     from edgeopt.sweep import SweepPoint, run_sweep
+    ready, go = Path(sys.argv[2]), Path(sys.argv[3])
+
+    def on_done(k, total):
+        if k == 2:  # two parts written: tell the test, and go on only once its signal has been sent
+            ready.touch()
+            while not go.exists():
+                time.sleep(0.01)
+
     points = [SweepPoint("hetero", "small", seed=s, jobs=4, algorithms=("online", "fifo")) for s in range({n})]
-    run_sweep(points, scheduler="{scheduler}", n_workers=1, store=sys.argv[1])
+    run_sweep(points, scheduler="{scheduler}", n_workers=1, store=sys.argv[1], on_done=on_done)
 """)
 
 
 @pytest.mark.parametrize("scheduler, sig", [("dask", signal.SIGINT), ("sequential", signal.SIGTERM)])
 def test_interrupted_driver_keeps_finished_cells_and_rerun_computes_only_the_rest(scheduler, sig, tmp_path):
-    store = tmp_path / "sweep"
-    n = 40  # enough that the signal lands mid-sweep on an idle machine too
+    """The signal is sent while the driver waits after its second finished point (synchronised on files,
+    not on timing), so exactly two points are kept however fast or loaded the machine is."""
+    store, ready, go = tmp_path / "sweep", tmp_path / "ready", tmp_path / "go"
+    n = 6
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "-c", DRIVER.format(n=n, scheduler=scheduler), str(store)],
-                            env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 120
-    while time.time() < deadline and len(list(store.glob("part-*.parquet"))) < 2 and proc.poll() is None:
+    proc = subprocess.Popen([sys.executable, "-c", DRIVER.format(n=n, scheduler=scheduler), str(store), str(ready),
+                             str(go)], env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    guard = time.time() + 600  # only against a hang: the test waits for the event, not for a time
+    while not ready.exists() and proc.poll() is None and time.time() < guard:
         time.sleep(0.02)
+    assert ready.exists(), proc.communicate()
     proc.send_signal(sig)
+    go.touch()
     try:
-        proc.communicate(timeout=60)
+        proc.communicate(timeout=600)
     except subprocess.TimeoutExpired:  # pragma: no cover - a driver that ignores the signal
         proc.kill()
         proc.communicate()
+    assert proc.returncode != 0  # it was interrupted, not finished
     kept = stored_cells(store)
-    assert 2 <= len(kept) < n, len(kept)
+    assert len(kept) == 2, len(kept)
     assert not list(store.glob(".*.tmp")), "a half-written part file"
     before = read_sweep(store)
     assert len(before) == len(kept) * 2 and before["error"].isna().all()
