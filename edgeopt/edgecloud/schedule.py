@@ -103,13 +103,16 @@ class Schedule(pydantic.BaseModel):
 
 
 def validate(instance: Instance, schedule: Schedule) -> list[Violation]:
-    """Every violated constraint of (2a)-(2l) (empty list: the schedule is valid)."""
+    """Every violated constraint of (2a)-(2l) (empty list: the schedule is valid).
+
+    The capacities (2g)/(2h) are checked by an event sweep over the runs' starts and ends
+    (`_over_capacity`), so the memory grows with the number of runs, not with servers x types x slots.
+    """
     out: list[Violation] = []
-    S, T, J = len(instance.servers), instance.horizon, len(instance.jobs)
+    J = len(instance.jobs)
     W, P = instance.W(), instance.P()
-    U, V = W.shape[1], P.shape[1]
-    use_w = np.zeros((S, U, T + 1), dtype=np.int64)  # difference arrays over time
-    use_p = np.zeros((S, V, T + 1), dtype=np.int64)
+    use_w: list[tuple[int, int, int, int]] = []  # (server, type, slot, +-count): a run's start and end
+    use_p: list[tuple[int, int, int, int]] = []
 
     seen: dict[int, str] = {}
     for j in schedule.rejected:
@@ -133,27 +136,50 @@ def validate(instance: Instance, schedule: Schedule) -> list[Violation]:
         if j not in seen:
             out.append(Violation("coverage", "neither scheduled nor rejected", j))
 
-    # (2g)/(2h): capacities per server, type and slot.
-    fw = np.cumsum(use_w, axis=2)[:, :, :T]
-    fp = np.cumsum(use_p, axis=2)[:, :, :T]
-    for s, u, t in zip(*np.nonzero(fw > W[:, :, None]), strict=True):
-        out.append(Violation("2g", f"server {s} worker type {u} slot {t}: {fw[s, u, t]} > W={W[s, u]}"))
-        break  # one message per constraint family is enough to name it; count below
-    n_g = int(np.count_nonzero(fw > W[:, :, None]))
-    if n_g > 1:
-        out.append(Violation("2g", f"{n_g} (server, type, slot) cells over capacity in total"))
-    for s, v, t in zip(*np.nonzero(fp > P[:, :, None]), strict=True):
-        out.append(Violation("2h", f"server {s} PS type {v} slot {t}: {fp[s, v, t]} > P={P[s, v]}"))
-        break
-    n_h = int(np.count_nonzero(fp > P[:, :, None]))
-    if n_h > 1:
-        out.append(Violation("2h", f"{n_h} (server, type, slot) cells over capacity in total"))
+    # (2g)/(2h): capacities per server, type and slot; one message per constraint family is enough
+    # to name it, then the number of (server, type, slot) cells over capacity.
+    for label, what, name, events, cap in (("2g", "worker", "W", use_w, W), ("2h", "PS", "P", use_p, P)):
+        found = _over_capacity(events, cap)
+        if found is None:
+            continue
+        (s, u, t, level), n = found
+        out.append(Violation(label, f"server {s} {what} type {u} slot {t}: {level} > {name}={cap[s, u]}"))
+        if n > 1:
+            out.append(Violation(label, f"{n} (server, type, slot) cells over capacity in total"))
     return out
 
 
+def _over_capacity(events: list[tuple[int, int, int, int]],
+                   cap: np.ndarray) -> tuple[tuple[int, int, int, int], int] | None:
+    """Usage from ``(server, type, slot, +-count)`` events against ``cap[server, type]``: the
+    lexicographically first (server, type, slot) over capacity with its usage, and the number of such
+    cells; None when every cell fits.
+
+    Sorted by server, type and slot, the running sum of the counts is the usage from one event to the
+    next (each (server, type)'s events sum to zero), so only the stretches between events are looked at.
+    """
+    if not events:
+        return None
+    ev = np.array(events, dtype=np.int64)
+    srv, typ, pos = ev[:, 0], ev[:, 1], ev[:, 2]
+    order = np.lexsort((pos, typ, srv))
+    srv, typ, pos = srv[order], typ[order], pos[order]
+    level = np.cumsum(ev[order, 3])
+    same = (srv[1:] == srv[:-1]) & (typ[1:] == typ[:-1])
+    length = np.diff(pos)
+    over = same & (length > 0) & (level[:-1] > cap[srv[:-1], typ[:-1]])
+    if not np.any(over):
+        return None
+    i = int(np.argmax(over))
+    return (int(srv[i]), int(typ[i]), int(pos[i]), int(level[i])), sum(length[over].tolist())
+
+
 def _check_run(
-    instance: Instance, schedule: Schedule, run: JobRun, use_w: np.ndarray, use_p: np.ndarray
+    instance: Instance, schedule: Schedule, run: JobRun,
+    use_w: list[tuple[int, int, int, int]], use_p: list[tuple[int, int, int, int]],
 ) -> list[Violation]:
+    """The per-job constraints of ``run``; the workers and PS of each checkable piece are appended to
+    ``use_w`` / ``use_p`` as (server, type, slot, +-count) events at its start and end."""
     out: list[Violation] = []
     j = run.job
     job = instance.jobs[j]
@@ -218,10 +244,10 @@ def _check_run(
                                 f"needs {need}", j)
             )
         for s, c in seg.workers.items():
-            use_w[s, job.worker_type, seg.start] += c
-            use_w[s, job.worker_type, seg.end] -= c
-        use_p[seg.ps_server, job.ps_type, seg.start] += 1
-        use_p[seg.ps_server, job.ps_type, seg.end] -= 1
+            use_w.append((s, job.worker_type, seg.start, c))
+            use_w.append((s, job.worker_type, seg.end, -c))
+        use_p.append((seg.ps_server, job.ps_type, seg.start, 1))
+        use_p.append((seg.ps_server, job.ps_type, seg.end, -1))
     if schedule.preemptive and work < job.steps * (1 - 1e-9):
         out.append(Violation("2e", f"trains {work:.3f} mini-batch steps, needs E*D*M = {job.steps}", j))
     return out

@@ -53,22 +53,22 @@ def _broken(**changes):
     return Schedule(jobs=[s.jobs[0], run])
 
 
-@pytest.mark.parametrize(
-    "sched, label",
-    [
-        (_broken(workers={0: 2, 1: 2}, end=7), "2a"),  # 4 workers > D_j = 3
-        (_broken(workers={0: 0, 1: 2}), "2a"),  # a zero count listed
-        (_broken(ps_server=7), "2b"),  # PS on a server that does not exist
-        (_broken(end=6), "2e"),  # 2 slots < 3 needed
-        (_broken(workers={1: 2}, colocated=False, end=8), "2f"),  # all on the PS server but colocated=False
-        (_broken(colocated=True), "2f"),  # spread but claims colocated
-        (_broken(start=3, end=6), "2g"),  # overlaps job 0's 2 workers on server 0 (W = 2)
-        (_broken(workers={2: 3}, ps_server=2, colocated=True, start=3, end=5), "2i"),  # cloud before 2+4
-        (_broken(workers={0: 1, 2: 2}, ps_server=1, start=4, end=7), "2i"),  # cloud worker before 6
-        (_broken(start=18, end=21), "2l"),  # ends after T = 20
-        (_broken(workers={0: 1, 5: 2}), "2l"),  # worker server 5 does not exist
-    ],
-)
+NAMED = [
+    (_broken(workers={0: 2, 1: 2}, end=7), "2a"),  # 4 workers > D_j = 3
+    (_broken(workers={0: 0, 1: 2}), "2a"),  # a zero count listed
+    (_broken(ps_server=7), "2b"),  # PS on a server that does not exist
+    (_broken(end=6), "2e"),  # 2 slots < 3 needed
+    (_broken(workers={1: 2}, colocated=False, end=8), "2f"),  # all on the PS server but colocated=False
+    (_broken(colocated=True), "2f"),  # spread but claims colocated
+    (_broken(start=3, end=6), "2g"),  # overlaps job 0's 2 workers on server 0 (W = 2)
+    (_broken(workers={2: 3}, ps_server=2, colocated=True, start=3, end=5), "2i"),  # cloud before 2+4
+    (_broken(workers={0: 1, 2: 2}, ps_server=1, start=4, end=7), "2i"),  # cloud worker before 6
+    (_broken(start=18, end=21), "2l"),  # ends after T = 20
+    (_broken(workers={0: 1, 5: 2}), "2l"),  # worker server 5 does not exist
+]
+
+
+@pytest.mark.parametrize("sched, label", NAMED)
 def test_each_violation_is_named(sched, label):
     inst = _instance()
     assert label in _labels(inst, sched), [str(v) for v in validate(inst, sched)]
