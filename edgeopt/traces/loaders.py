@@ -23,15 +23,22 @@ Machine lists: ``machine_id`` (str), ``gpus`` (int64), ``cpus`` (float64, NaN if
 Rows are sorted by ``(submit_s, cluster, job_id)``; the index is ``0 .. n-1``. Any file that does not
 have the expected columns, or holds a value that is not a number where one is needed, is an
 `InputError` naming the file, the row and the field (the CLI prints it in one line, exit 2).
-A file larger than `MAX_TRACE_BYTES` is refused before it is read.
+
+Every number must be finite and inside a bound (`MAX_TRACE_SECONDS` for clock times,
+`MAX_TRACE_DURATION_S` for durations, `MAX_JOB_GPUS`, `MAX_CPUS`, `MAX_MEMORY_MIB`): ``inf``, ``nan``
+or ``1e300`` would otherwise reach the instance mappings, which turn them into integers (an
+``OverflowError``) or into horizons no algorithm can allocate.
+
+A trace is read like an instance file (`edgeopt.core.jsonio.read_bytes`): only a regular file (a FIFO
+would block, ``/dev/zero`` never ends), at most the input cap (`edgeopt.core.jsonio.max_input_bytes`,
+64 MiB unless ``--max-input-bytes`` raises it) after gzip decompression, and a JSON trace through
+`edgeopt.core.jsonio.loads` (nesting depth checked before Python's recursive decoder sees it).
 """
 
 from __future__ import annotations
 
 import calendar
-import gzip
 import io
-import json
 import math
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -41,7 +48,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from edgeopt.core import InputError
+from edgeopt.core import InputError, jsonio
+from edgeopt.core import bounds as B
 
 JOB_COLUMNS: dict[str, str] = {
     "job_id": "object", "cluster": "object", "submit_s": "float64", "duration_s": "float64",
@@ -50,10 +58,17 @@ JOB_COLUMNS: dict[str, str] = {
 MACHINE_COLUMNS: dict[str, str] = {
     "machine_id": "object", "gpus": "int64", "cpus": "float64", "mem_gb": "float64", "gpu_model": "object",
 }
-#: A trace file above this size (bytes, as stored) is refused before it is read.
-MAX_TRACE_BYTES = 2 * 1024**3
 #: Most GPUs one job may ask for (Philly's and ITP's largest jobs use 64; the Alibaba nodes hold 8).
 MAX_JOB_GPUS = 10**4
+#: Largest clock time (seconds, either sign) a trace may hold: Unix times up to the year 2286 and
+#: offsets of 317 years. Beyond it a time is a wrong unit (milliseconds) or garbage.
+MAX_TRACE_SECONDS = 1e10
+#: Longest job a trace may hold, seconds (about 3.2 years; the longest job of the shipped ITP trace
+#: ran 18 days, of Alibaba GPU v2023 145 days). Also the longest gap between a start and an end time.
+MAX_TRACE_DURATION_S = 1e8
+#: Most CPU cores and MiB of memory one job or machine may list (the families' capacity bound).
+MAX_CPUS = B.MAX_CAPACITY
+MAX_MEMORY_MIB = B.MAX_CAPACITY * 1024
 
 #: Where the shipped ITP trace lives (package data; see data/SOURCE.md).
 DATA_DIR = Path(__file__).with_name("data")
@@ -68,23 +83,18 @@ def shipped_itp_path() -> Path:
 # ---- reading ---------------------------------------------------------------------------------------
 
 def _read_text(path: str | Path, field: str) -> str:
+    """The text of a trace file, read through `jsonio.read_bytes` (regular files only, the input cap).
+
+    A gzip file is recognised by its first bytes too (a ``.csv.gz`` renamed without the suffix), and
+    decompressed with the same cap, so a small gzip bomb is refused as well.
+    """
     p = Path(path)
+    cap = jsonio.max_input_bytes()
+    raw = jsonio.read_bytes(p, what=field, max_bytes=cap)
+    if raw[:2] == b"\x1f\x8b" and p.suffix != ".gz":
+        raw = jsonio._gunzip(raw, cap, p, field)
     try:
-        size = p.stat().st_size
-    except OSError as exc:
-        raise InputError(field, f"cannot read {p}: {exc.strerror or exc}") from None
-    if size > MAX_TRACE_BYTES:
-        raise InputError(field, f"{p} is {size} bytes, above the limit of {MAX_TRACE_BYTES}")
-    try:
-        raw = p.read_bytes()
-        if raw[:2] == b"\x1f\x8b":  # gzip: decompressed in bounded reads, so a small bomb is refused too
-            with gzip.GzipFile(fileobj=io.BytesIO(raw)) as gz:
-                raw = gz.read(MAX_TRACE_BYTES + 1)
-            if len(raw) > MAX_TRACE_BYTES:
-                raise InputError(field, f"{p} decompresses to more than {MAX_TRACE_BYTES} bytes")
         return raw.decode("utf-8-sig")
-    except (OSError, EOFError, gzip.BadGzipFile) as exc:
-        raise InputError(field, f"cannot read {p}: {exc}") from None
     except UnicodeDecodeError:
         raise InputError(field, f"{p} is not UTF-8 text") from None
 
@@ -106,17 +116,38 @@ def _read_csv(path: str | Path, field: str, required: Sequence[str]) -> pd.DataF
 
 def _numbers(df: pd.DataFrame, column: str, field: str, *, optional: bool = False, lo: float = 0.0,
              hi: float = math.inf, integer: bool = False) -> np.ndarray:
-    """Column ``column`` as float64; empty cells are NaN when ``optional``, an error otherwise."""
+    """Column ``column`` as float64; empty cells are NaN when ``optional``, an error otherwise.
+
+    A value must be finite and in ``[lo, hi]``: ``inf`` and ``nan`` are refused whatever the bounds
+    (pandas reads them as numbers), naming the row and the column.
+    """
     values = df[column].astype(str).str.strip()
     out = pd.to_numeric(values.where(values != "", None), errors="coerce").to_numpy(dtype=np.float64)
-    bad = np.isnan(out) & ((values != "").to_numpy() | (not optional))
-    bad |= ~np.isnan(out) & ((out < lo) | (out > hi) | (integer & (np.floor(out) != out)))
+    empty = (values == "").to_numpy()
+    with np.errstate(invalid="ignore"):
+        bad = ~np.isfinite(out) & (~empty | (not optional))
+        ok = np.isfinite(out)
+        bad |= ok & ((out < lo) | (out > hi) | (integer & (np.floor(out) != out)))
     if bad.any():
         k = int(np.argmax(bad))
-        what = "an integer" if integer else "a number"
+        what = "an integer" if integer else "a finite number"
         raise InputError(f"{field}.row{k + 2}.{column}",
                          f"{values.iloc[k]!r} is not {what} in [{lo:g}, {hi:g}]" if values.iloc[k] else "is empty")
     return out
+
+
+def _durations(end: np.ndarray, start: np.ndarray, df: pd.DataFrame, column: str, field: str) -> np.ndarray:
+    """``end - start`` (NaN where either is missing); a gap above `MAX_TRACE_DURATION_S` is an error
+    naming the row and the end column."""
+    dur = end - start
+    with np.errstate(invalid="ignore"):
+        bad = dur > MAX_TRACE_DURATION_S
+    if bad.any():
+        k = int(np.argmax(bad))
+        raise InputError(f"{field}.row{k + 2}.{column}",
+                         f"{df[column].iloc[k]!r} is {dur[k]:.6g} s after the start, above the longest job a "
+                         f"trace may hold ({MAX_TRACE_DURATION_S:g} s)")
+    return dur
 
 
 def _finish(rows: dict[str, Any], n: int) -> pd.DataFrame:
@@ -164,8 +195,8 @@ def load_itp(path: str | Path = SHIPPED_ITP) -> pd.DataFrame:
     cluster = df["cluster"].astype(str).to_numpy() if "cluster" in df.columns else ""
     return _finish({
         "job_id": ids, "cluster": cluster,
-        "submit_s": _numbers(df, "submit_time", field),
-        "duration_s": _numbers(df, "duration_s", field),
+        "submit_s": _numbers(df, "submit_time", field, hi=MAX_TRACE_SECONDS),
+        "duration_s": _numbers(df, "duration_s", field, hi=MAX_TRACE_DURATION_S),
         "gpus": _numbers(df, "num_gpus", field, hi=MAX_JOB_GPUS, integer=True).astype(np.int64),
     }, n)
 
@@ -195,20 +226,25 @@ def load_alibaba_jobs(path: str | Path) -> pd.DataFrame:
     if "creation_time" in df.columns:  # upstream layout
         _require(df, path, field, ["name", "creation_time", "scheduled_time", "deletion_time", "num_gpu",
                                    "cpu_milli", "memory_mib"])
-        start = _numbers(df, "scheduled_time", field, optional=True)
-        end = _numbers(df, "deletion_time", field, optional=True)
+        start = _numbers(df, "scheduled_time", field, optional=True, hi=MAX_TRACE_SECONDS)
+        end = _numbers(df, "deletion_time", field, optional=True, hi=MAX_TRACE_SECONDS)
         return _finish({
-            "job_id": df["name"].astype(str).to_numpy(), "submit_s": _numbers(df, "creation_time", field),
-            "duration_s": end - start, "gpus": _numbers(df, "num_gpu", field, hi=MAX_JOB_GPUS, integer=True),
-            "cpus": _numbers(df, "cpu_milli", field) / 1000.0, "mem_gb": _numbers(df, "memory_mib", field) / 1024.0,
+            "job_id": df["name"].astype(str).to_numpy(),
+            "submit_s": _numbers(df, "creation_time", field, hi=MAX_TRACE_SECONDS),
+            "duration_s": _durations(end, start, df, "deletion_time", field),
+            "gpus": _numbers(df, "num_gpu", field, hi=MAX_JOB_GPUS, integer=True),
+            "cpus": _numbers(df, "cpu_milli", field, hi=MAX_CPUS * 1000) / 1000.0,
+            "mem_gb": _numbers(df, "memory_mib", field, hi=MAX_MEMORY_MIB) / 1024.0,
             "status": df["pod_phase"].astype(str).to_numpy() if "pod_phase" in df.columns else "",
         }, n)
     _require(df, path, field, ["job_id", "submit_time", "duration_s", "num_gpus", "num_cpus", "memory_mib"])
     return _finish({
-        "job_id": df["job_id"].astype(str).to_numpy(), "submit_s": _numbers(df, "submit_time", field),
-        "duration_s": _numbers(df, "duration_s", field, optional=True),
+        "job_id": df["job_id"].astype(str).to_numpy(),
+        "submit_s": _numbers(df, "submit_time", field, hi=MAX_TRACE_SECONDS),
+        "duration_s": _numbers(df, "duration_s", field, optional=True, hi=MAX_TRACE_DURATION_S),
         "gpus": _numbers(df, "num_gpus", field, hi=MAX_JOB_GPUS, integer=True),
-        "cpus": _numbers(df, "num_cpus", field), "mem_gb": _numbers(df, "memory_mib", field) / 1024.0,
+        "cpus": _numbers(df, "num_cpus", field, hi=MAX_CPUS),
+        "mem_gb": _numbers(df, "memory_mib", field, hi=MAX_MEMORY_MIB) / 1024.0,
         "status": df["status"].astype(str).to_numpy() if "status" in df.columns else "",
     }, n)
 
@@ -224,15 +260,15 @@ def load_alibaba_machines(path: str | Path) -> pd.DataFrame:
     if "sn" in df.columns:
         _require(df, path, field, ["sn", "cpu_milli", "memory_mib", "gpu"])
         return _machines({"machine_id": df["sn"].astype(str).to_numpy(),
-                          "gpus": _numbers(df, "gpu", field, integer=True),
-                          "cpus": _numbers(df, "cpu_milli", field) / 1000.0,
-                          "mem_gb": _numbers(df, "memory_mib", field) / 1024.0,
+                          "gpus": _numbers(df, "gpu", field, integer=True, hi=MAX_JOB_GPUS),
+                          "cpus": _numbers(df, "cpu_milli", field, hi=MAX_CPUS * 1000) / 1000.0,
+                          "mem_gb": _numbers(df, "memory_mib", field, hi=MAX_MEMORY_MIB) / 1024.0,
                           "gpu_model": df["model"].astype(str).to_numpy() if "model" in df.columns else ""}, n)
     _require(df, path, field, ["machine_id", "num_gpus", "cpu_cores", "memory_mib"])
     return _machines({"machine_id": df["machine_id"].astype(str).to_numpy(),
-                      "gpus": _numbers(df, "num_gpus", field, integer=True),
-                      "cpus": _numbers(df, "cpu_cores", field),
-                      "mem_gb": _numbers(df, "memory_mib", field) / 1024.0,
+                      "gpus": _numbers(df, "num_gpus", field, integer=True, hi=MAX_JOB_GPUS),
+                      "cpus": _numbers(df, "cpu_cores", field, hi=MAX_CPUS),
+                      "mem_gb": _numbers(df, "memory_mib", field, hi=MAX_MEMORY_MIB) / 1024.0,
                       "gpu_model": df["gpu_model"].astype(str).to_numpy() if "gpu_model" in df.columns else ""}, n)
 
 
@@ -268,10 +304,7 @@ def load_philly_jobs(path: str | Path) -> pd.DataFrame:
     """
     field = "trace"
     text = _read_text(path, field)
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(field, f"{Path(path).name} is not JSON: {exc.msg} (line {exc.lineno})") from None
+    data = jsonio.loads(text, what=field, name=Path(path).name)  # depth checked: no RecursionError
     if not isinstance(data, list):
         raise InputError(field, f"{Path(path).name}: a Philly cluster_job_log holds a JSON list of jobs")
     ids, vcs, submit, dur, gpus, status = [], [], [], [], [], []
@@ -298,15 +331,25 @@ def load_philly_jobs(path: str | Path) -> pd.DataFrame:
                 if not isinstance(gl, list):
                     raise InputError(f"{where}.attempts.0.detail", "each machine needs a 'gpus' list")
                 g += len(gl)
+        d = end - start if start is not None and end is not None and end >= start else math.nan
+        if d > MAX_TRACE_DURATION_S:
+            raise InputError(f"{where}.attempts.{len(attempts) - 1}.end_time",
+                             f"{d:.6g} s after the first start, above the longest job a trace may hold "
+                             f"({MAX_TRACE_DURATION_S:g} s)")
         ids.append(str(job["jobid"]))
         vcs.append(str(job.get("vc", "")))
         submit.append(t)
-        dur.append(end - start if start is not None and end is not None and end >= start else math.nan)
+        dur.append(d)
         gpus.append(g)
         status.append(str(job.get("status", "")))
     sub = np.asarray(submit, dtype=np.float64)
     if len(sub):
         sub = sub - sub.min()
+        if sub.max() > MAX_TRACE_SECONDS:
+            k = int(np.argmax(sub))
+            raise InputError(f"{field}.{k}.submitted_time", f"{data[k]['submitted_time']!r} is {sub[k]:.6g} s "
+                             f"after the earliest submission, above the longest span a trace may hold "
+                             f"({MAX_TRACE_SECONDS:g} s)")
     return _finish({"job_id": ids, "cluster": vcs, "submit_s": sub, "duration_s": np.asarray(dur, dtype=np.float64),
                     "gpus": np.asarray(gpus, dtype=np.int64), "status": status}, len(ids))
 
@@ -331,7 +374,7 @@ def _seconds(df: pd.DataFrame, column: str, field: str, optional: bool = False) 
     values = df[column].astype(str).str.strip()
     numeric = pd.to_numeric(values.where(values != "", None), errors="coerce")
     if numeric.notna().sum() == (values != "").sum():
-        return _numbers(df, column, field, optional=optional, lo=-math.inf)
+        return _numbers(df, column, field, optional=optional, lo=-MAX_TRACE_SECONDS, hi=MAX_TRACE_SECONDS)
     parsed = pd.to_datetime(values.where(values != "", None), errors="coerce", format="mixed")
     bad = parsed.isna().to_numpy() & ((values != "").to_numpy() | (not optional))
     if bad.any():
@@ -367,9 +410,10 @@ def load_helios(path: str | Path) -> pd.DataFrame:
     if len(submit) and (df[c_submit].astype(str).str.contains(":").any()):
         submit = submit - submit.min()
     if c_dur is not None:
-        dur = _numbers(df, c_dur, field, optional=True)
+        dur = _numbers(df, c_dur, field, optional=True, hi=MAX_TRACE_DURATION_S)
     else:
-        dur = _seconds(df, "end_time", field, optional=True) - _seconds(df, "start_time", field, optional=True)
+        dur = _durations(_seconds(df, "end_time", field, optional=True),
+                         _seconds(df, "start_time", field, optional=True), df, "end_time", field)
         dur = np.where(dur >= 0, dur, np.nan)
     c_id, c_vc, c_cpu, c_st = pick("job_id", "jobid"), pick("vc", "cluster"), pick("cpu_num", "num_cpus", "cpus"), \
         pick("state", "status")
@@ -378,8 +422,9 @@ def load_helios(path: str | Path) -> pd.DataFrame:
         "cluster": df[c_vc].astype(str).to_numpy() if c_vc else "",
         "submit_s": submit, "duration_s": dur,
         "gpus": _numbers(df, c_gpus, field, hi=MAX_JOB_GPUS, integer=True),
-        "cpus": _numbers(df, c_cpu, field, optional=True) if c_cpu else math.nan,
-        "mem_gb": _numbers(df, "mem_gb", field, optional=True) if "mem_gb" in df.columns else math.nan,
+        "cpus": _numbers(df, c_cpu, field, optional=True, hi=MAX_CPUS) if c_cpu else math.nan,
+        "mem_gb": _numbers(df, "mem_gb", field, optional=True, hi=MAX_MEMORY_MIB / 1024)
+        if "mem_gb" in df.columns else math.nan,
         "status": df[c_st].astype(str).to_numpy() if c_st else "",
     }, n)
 
