@@ -379,7 +379,19 @@ def _testbed(rng: np.random.Generator, jobs: int | None, servers: int | None, st
 
 def _paper(rng: np.random.Generator, jobs: int | None, servers: int | None, storage: bool,
            regime: str = "paper") -> Instance:
+    """The ``paper`` preset: `paper_draws` with the horizon every algorithm finishes within."""
+    sv, js = paper_draws(rng, jobs, servers, storage, regime)
+    return Instance(name="paper", horizon=_safe_horizon(sv, js, 3600.0), slot_seconds=3600.0, servers=sv,
+                    jobs=[Job(**j) for j in js])
+
+
+def paper_draws(rng: np.random.Generator, jobs: int | None, servers: int | None, storage: bool,
+                regime: str = "paper") -> tuple[list[Server], list[dict[str, Any]]]:
     """Sec. V-A simulator: 100 edge servers + a virtual cloud, 300 jobs, slot = 1 hour.
+
+    The servers and job dicts without an instance: trace-driven instances
+    (`edgeopt.traces.instances`) replace every job's work and arrival, so the
+    safe horizon of these draws (above `MAX_HORIZON` past about 2,400 jobs) does not apply to them.
 
     Per server: workers = GPUs of a Philly-like server (2, 4 or 8), PSs = CPU
     share (2 to 4 per worker, so PSs never run short); 8 to 10 worker types,
@@ -401,8 +413,7 @@ def _paper(rng: np.random.Generator, jobs: int | None, servers: int | None, stor
     present = sorted({w for s in sv for w in s.workers})
     js = _draw_jobs(rng, n_jobs, sv, present, arrival_gap=1.0, epochs=(20, 60), edge_delay=(1, 4),
                     storage=storage, **_regime_ranges(regime, (0.001, 0.05)))
-    return Instance(name="paper", horizon=_safe_horizon(sv, js, 3600.0), slot_seconds=3600.0, servers=sv,
-                    jobs=[Job(**j) for j in js])
+    return sv, js
 
 
 def generate(

@@ -20,6 +20,11 @@ in docs/families/<family>.md, section "From a trace"):
   memory where listed); otherwise the paper's own server distribution is drawn.
 * Everything the trace lacks (worker types, PS times, gradient sizes, bandwidths, upload delays,
   weights, latency costs...) is drawn from the paper's distributions with ``seed``.
+* **Limits.** The instance gets the limits ``edgeopt generate`` has (`edgeopt.core.bounds`, the family's
+  horizon limit): a window whose arrivals, or a job whose arrival + run time (at its trace GPUs), pass the
+  family's longest horizon, and a preemptive window whose safe horizon (last arrival + all the work one
+  chunk after another) does, is an `InputError` that names the limit and what to pass (a shorter
+  ``--window``, fewer ``--jobs``), never an instance no algorithm can finish.
 
 Same arguments -> the same instance, byte for byte (the CLI writes canonical JSON).
 """
@@ -33,9 +38,11 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pydantic
 
 from edgeopt.core import InputError
 from edgeopt.core import bounds as B
+from edgeopt.core.family import input_error
 
 #: Most jobs one trace-driven instance takes (the families' own list bound).
 MAX_TRACE_JOBS = B.MAX_JOBS
@@ -67,6 +74,41 @@ def _arrivals(jobs: pd.DataFrame, start_s: float, slot_seconds: float) -> np.nda
 
 def _work_slots(jobs: pd.DataFrame, slot_seconds: float) -> np.ndarray:
     return jobs["gpus"].to_numpy(dtype=np.float64) * jobs["duration_s"].to_numpy(dtype=np.float64) / slot_seconds
+
+
+def horizon_limit(family: str) -> int:
+    """The longest horizon ``family``'s instances may have (what ``edgeopt generate --horizon`` allows)."""
+    from edgeopt import families
+
+    return int(families.get_family(family).limits["horizon"])
+
+
+def _days(seconds: float) -> str:
+    return f"{seconds / 86400:,.1f} days"
+
+
+def check_fits(family: str, jobs: pd.DataFrame, arrivals: np.ndarray, run_s: np.ndarray, slot_seconds: float,
+               cap: int) -> None:
+    """Refuse a window that the family's longest horizon ``cap`` (slots of ``slot_seconds``) cannot hold.
+
+    Without this the horizon would be clamped to ``cap`` and a job arriving or ending after it would be
+    a validation error on an instance field (or, ending late, a job no algorithm can finish). ``run_s``:
+    each job's run time in seconds at its trace GPUs.
+    """
+    if not len(arrivals):
+        return
+    last = int(np.argmax(arrivals))
+    if arrivals[last] >= cap:
+        raise InputError("window", f"the jobs arrive over {int(arrivals[last]) + 1:,} slots of {slot_seconds:g} s, "
+                                   f"beyond the longest horizon {family} allows ({cap:,} slots, "
+                                   f"{_days(cap * slot_seconds)}): pass a --window shorter than that, or fewer --jobs")
+    ends = arrivals + np.ceil(run_s / slot_seconds)
+    k = int(np.argmax(ends))
+    if ends[k] > cap:
+        raise InputError("window", f"trace job {jobs['job_id'].iloc[k]!r} runs {run_s[k]:,.0f} s "
+                                   f"({_days(run_s[k])}) from slot {int(arrivals[k]):,} and ends after the longest "
+                                   f"horizon {family} allows ({cap:,} slots of {slot_seconds:g} s): pass a --window "
+                                   f"(or --cluster) without it, or one that starts later")
 
 
 def list_horizon(arrivals: np.ndarray, work_slots: np.ndarray, gpus: np.ndarray, capacity: float,
@@ -123,6 +165,8 @@ def _edgecloud(jobs: pd.DataFrame, start_s: float, seed: int, servers: int | Non
             j["upload_delay_slots"] = [int(x) for x in rng.integers(1, 5, size=len(edge))] + \
                 [j["upload_delay_slots"][-1]]
     arrivals = _arrivals(jobs, start_s, slot)
+    check_fits("edgecloud", jobs, arrivals, jobs["duration_s"].to_numpy(dtype=float), slot,
+               horizon_limit("edgecloud"))
     work = _work_slots(jobs, slot)
     gpus = jobs["gpus"].to_numpy()
     for k, j in enumerate(base["jobs"]):
@@ -163,6 +207,7 @@ def _hetero(jobs: pd.DataFrame, start_s: float, seed: int, servers: int | None,
                                                                                     size=servers or 150))]
     wt_gpus = np.array([t["demand"][0] for t in base["worker_types"]], dtype=float)
     arrivals = _arrivals(jobs, start_s, slot)
+    check_fits("hetero", jobs, arrivals, jobs["duration_s"].to_numpy(dtype=float), slot, horizon_limit("hetero"))
     work = _work_slots(jobs, slot)
     gpus = jobs["gpus"].to_numpy()
     for k, j in enumerate(base["jobs"]):
@@ -185,7 +230,11 @@ def _preemptive(jobs: pd.DataFrame, start_s: float, seed: int, servers: int | No
     rng = np.random.default_rng([seed, 3])
     slot = 3600.0
     n = len(jobs)
-    base = pe.generate("paper", seed=seed, jobs=n, servers=servers or 100).model_dump(mode="json")
+    # the paper preset's draws without its instance, whose safe horizon (of the drawn work) passes the
+    # horizon limit beyond a few thousand jobs; the work and arrivals are replaced below
+    sv0, js0 = pe.paper_draws(np.random.default_rng(seed), n, servers or 100, False)
+    base = pe.Instance.model_construct(name="paper", horizon=1, slot_seconds=3600.0, servers=sv0,
+                                       jobs=[pe.Job(**j) for j in js0]).model_dump(mode="json")
     rows = _machine_rows(machines, servers, rng)
     types = sorted({w for s in base["servers"] for w in s["workers"]})
     if rows is not None:
@@ -201,6 +250,8 @@ def _preemptive(jobs: pd.DataFrame, start_s: float, seed: int, servers: int | No
             j["upload_delay_slots"] = [int(x) for x in rng.integers(1, 5, size=len(edge))] + \
                 [j["upload_delay_slots"][-1]]
     arrivals = _arrivals(jobs, start_s, slot)
+    cap = horizon_limit("preemptive")
+    check_fits("preemptive", jobs, arrivals, jobs["duration_s"].to_numpy(dtype=float), slot, cap)
     work = _work_slots(jobs, slot)
     gpus = jobs["gpus"].to_numpy()
     for k, j in enumerate(base["jobs"]):
@@ -212,6 +263,20 @@ def _preemptive(jobs: pd.DataFrame, start_s: float, seed: int, servers: int | No
     data = {k: v for k, v in base.items()}
     sv = [pe.Server(**s) for s in data["servers"]]
     data["horizon"] = pe._safe_horizon(sv, data["jobs"], data["slot_seconds"])
+    if data["horizon"] > cap:
+        # the safe horizon grows with every job: the longest prefix of the window that fits, by bisection
+        lo, hi = 0, n
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if pe._safe_horizon(sv, data["jobs"][:mid], data["slot_seconds"]) <= cap:
+                lo = mid
+            else:
+                hi = mid - 1
+        what = (f"pass --jobs {lo} or fewer, or a shorter --window" if lo else
+                f"trace job {jobs['job_id'].iloc[0]!r} alone does not fit: pass a --window (or --cluster) without it")
+        raise InputError("jobs", f"the {n:,} jobs need a horizon of {data['horizon']:,} slots of {slot:g} s (the "
+                                 f"last arrival + all their work one chunk after another, so that every algorithm "
+                                 f"finishes), beyond the longest preemptive allows ({cap:,}): {what}")
     data["name"] = "trace"
     return _parse("preemptive", data)
 
@@ -242,6 +307,8 @@ def _okita(jobs: pd.DataFrame, start_s: float, seed: int, servers: int | None,
         base["bandwidth_cost_per_mb"] = [[float(v) for v in row] for row in q + q.T]
     R = len(base["sites"])
     arrivals = _arrivals(jobs, start_s, slot)
+    cap = horizon_limit("okita")
+    check_fits("okita", jobs, arrivals, jobs["duration_s"].to_numpy(dtype=float), slot, cap)
     work = _work_slots(jobs, slot)
     gpus = jobs["gpus"].to_numpy()
     for k, j in enumerate(base["jobs"]):
@@ -252,7 +319,7 @@ def _okita(jobs: pd.DataFrame, start_s: float, seed: int, servers: int | None,
         chunks[int(np.argmax(share))] += total - int(chunks.sum())
         j.update(arrival=int(arrivals[k]), data_chunks=[int(x) for x in chunks],
                  worker_demand=[1.0] + list(j["worker_demand"][1:]))
-    base["horizon"] = int(min(10**5, list_horizon(arrivals, work, gpus, sum(s["capacity"][0] for s in base["sites"]))))
+    base["horizon"] = int(min(cap, list_horizon(arrivals, work, gpus, sum(s["capacity"][0] for s in base["sites"]))))
     return _parse("okita", base)
 
 
@@ -326,6 +393,7 @@ def _tapfinger(jobs: pd.DataFrame, start_s: float, seed: int, servers: int | Non
     else:
         raise InputError("task_types", f"must be 'binned' or 'two', got {task_types!r}")
     arrivals = _arrivals(jobs, start_s, step)
+    check_fits("tapfinger", jobs, arrivals, dur, step, tf.MAX_HORIZON)
     tasks = []
     for k in range(len(jobs)):
         reach = tf._reachable(rng, n_clusters, "bandwidth")
@@ -366,6 +434,10 @@ def from_trace(family: str, jobs: pd.DataFrame, *, machines: pd.DataFrame | None
         raise InputError("family", f"unknown family {family!r} (known: {', '.join(BUILDERS)})")
     if seed < 0:
         raise InputError("seed", f"must be >= 0, got {seed}")
+    if n_jobs is not None and (isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs < 1):
+        raise InputError("jobs", f"must be an integer >= 1, got {n_jobs!r}")
+    if window is not None and not all(isinstance(t, (int, float)) and math.isfinite(t) for t in window):
+        raise InputError("window", f"must be two finite times in seconds, got {window!r}")
     if servers is not None and not 1 <= servers <= B.MAX_SERVERS:
         raise InputError("servers", f"must be in [1, {B.MAX_SERVERS}], got {servers}")
     start, end = window if window is not None else (None, None)
@@ -380,7 +452,10 @@ def from_trace(family: str, jobs: pd.DataFrame, *, machines: pd.DataFrame | None
     for key in options:
         if key not in allowed:
             raise InputError(key, f"no trace option {key!r} for {family} (known: {', '.join(sorted(allowed)) or 'none'})")
-    return BUILDERS[family](picked, origin, seed, servers, machines, **options)
+    try:
+        return BUILDERS[family](picked, origin, seed, servers, machines, **options)
+    except pydantic.ValidationError as exc:  # a model built on the way (not through _parse): one line too
+        raise input_error(exc, None, root="instance") from None
 
 
 def generate_from_files(family: str, trace: str | Path, *, machines: str | Path | None = None,
