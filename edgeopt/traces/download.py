@@ -3,20 +3,26 @@
 The Alibaba GPU v2023 trace is for research and study use only and carries no licence that allows
 redistribution, so edgeopt ships only its address and SHA-256 (of the upstream files at a pinned
 commit); the ITP trace is shipped (`edgeopt.traces.shipped_itp_path`), but its upstream tarball can be
-fetched the same way. A file is written under a temporary name and renamed only once its SHA-256
-matches: a failed or interrupted download leaves nothing behind.
+fetched the same way. Every target file is checked before anything is fetched (an existing device,
+FIFO, socket or directory there is refused, never replaced: `edgeopt.core.jsonio.check_output_path`),
+and written through `edgeopt.core.jsonio.atomic_file`, renamed into place only once its SHA-256
+matches: a failed or interrupted download leaves nothing behind. A machine without internet access
+gets one line saying so, with the shipped trace's path and how to use a copy fetched elsewhere.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
-import os
 import urllib.error
+import urllib.parse
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 from edgeopt.core import InputError
+from edgeopt.core.jsonio import atomic_file, check_output_path
 
 #: Most bytes one downloaded file may have (the largest known one is 0.6 MB; this leaves room).
 MAX_DOWNLOAD_BYTES = 512 * 1024**2
@@ -51,12 +57,43 @@ SOURCES: dict[str, tuple[RemoteFile, ...]] = {
 }
 
 
+#: The trace shipped with edgeopt (`edgeopt.traces.loaders.SHIPPED_ITP`; named here so that this
+#: module does not import pandas).
+_SHIPPED_ITP = Path(__file__).with_name("data") / "itp_elasticflow_jobs.csv.gz"
+
+
+def _unreachable(remote: RemoteFile, reason: object) -> InputError:
+    """The one line for an address that cannot be reached: what to do without a network."""
+    host = urllib.parse.urlsplit(remote.url).hostname or remote.url
+    detail = getattr(reason, "strerror", None) or str(reason) or reason.__class__.__name__
+    return InputError("download", f"cannot reach {host} from this machine ({detail}); the ITP trace ships with "
+                                  f"edgeopt ({_SHIPPED_ITP}), and a copy of {remote.name} downloaded elsewhere "
+                                  "can be passed as a file (edgeopt trace-stats FILE, edgeopt generate FAMILY "
+                                  "--trace FILE)")
+
+
+@contextlib.contextmanager
+def _network_errors(remote: RemoteFile) -> Iterator[None]:
+    """Network failures inside the block as one-line `InputError`s."""
+    try:
+        yield
+    except urllib.error.HTTPError as exc:  # the host answered: the file is gone or moved
+        raise InputError("download", f"{remote.url} answered HTTP {exc.code} ({exc.reason})") from None
+    except urllib.error.URLError as exc:
+        raise _unreachable(remote, exc.reason) from None
+    except (TimeoutError, ConnectionError) as exc:
+        raise _unreachable(remote, exc) from None
+    except ValueError as exc:  # e.g. http.client.IncompleteRead
+        raise InputError("download", f"cannot fetch {remote.url}: {exc}") from None
+
+
 def _fetch(remote: RemoteFile, target: Path, timeout: float) -> None:
-    tmp = target.with_name(f".{target.name}.part")
     digest = hashlib.sha256()
     size = 0
-    try:
-        with urllib.request.urlopen(remote.url, timeout=timeout) as resp, open(tmp, "wb") as out:
+    with _network_errors(remote):  # connected before the folder or a temporary file is created
+        resp = urllib.request.urlopen(remote.url, timeout=timeout)
+    with resp, atomic_file(target, what="to") as tmp:  # the temporary file is removed unless all ends well
+        with _network_errors(remote), open(tmp, "wb") as out:
             while chunk := resp.read(1 << 20):
                 size += len(chunk)
                 if size > MAX_DOWNLOAD_BYTES:
@@ -66,32 +103,26 @@ def _fetch(remote: RemoteFile, target: Path, timeout: float) -> None:
         if digest.hexdigest() != remote.sha256:
             raise InputError("download", f"{remote.name}: SHA-256 {digest.hexdigest()} does not match the "
                                          f"expected {remote.sha256} (file not written)")
-        os.replace(tmp, target)
-    except InputError:
-        raise
-    except (urllib.error.URLError, OSError, ValueError) as exc:
-        reason = getattr(exc, "reason", None) or exc
-        raise InputError("download", f"cannot fetch {remote.url}: {reason}") from None
-    finally:
-        tmp.unlink(missing_ok=True)
 
 
 def download_trace(name: str, to: str | Path, *, timeout: float = 60.0) -> list[Path]:
     """Fetch every file of trace ``name`` into folder ``to`` (created if needed); returns their paths.
 
-    A file already there with the right SHA-256 is kept. InputError (exit 2 in the CLI) for an unknown
-    name, an unreachable address, or a checksum that does not match.
+    A file already there with the right SHA-256 is kept. Every target is checked before the first byte
+    is fetched: an existing path there that is not a regular file (a device, a FIFO, a directory) is
+    refused, never replaced, and so is a ``to`` that is not a folder. InputError (exit 2 in the CLI)
+    for an unknown name, such a target, an unreachable address, or a checksum that does not match.
     """
     if name not in SOURCES:
         raise InputError("name", f"unknown trace {name!r} (known: {', '.join(SOURCES)})")
     folder = Path(to)
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise InputError("to", f"cannot create {folder}: {exc.strerror or exc}") from None
+    if folder.exists() and not folder.is_dir():
+        raise InputError("to", f"{folder} exists and is not a folder")
+    targets = [(remote, folder / remote.name) for remote in SOURCES[name]]
+    for _, target in targets:
+        check_output_path(target, what="to")
     paths = []
-    for remote in SOURCES[name]:
-        target = folder / remote.name
+    for remote, target in targets:
         if not (target.is_file() and sha256_of(target) == remote.sha256):
             _fetch(remote, target, timeout)
         paths.append(target)
