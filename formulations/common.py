@@ -33,7 +33,7 @@ from typing import Any
 import pyomo.core  # noqa: F401
 from pyomo.contrib.solver.solvers import highs as _pyomo_highs  # noqa: F401
 
-from edgeopt.core import BuildTimeLimit, Deadline, FamilySpec, ModelError, Result, Status
+from edgeopt.core import BuildTimeLimit, Deadline, FamilySpec, InputError, ModelError, Result, Status
 from edgeopt.core.family import ZERO_GAP_RTOL, instance_sha256
 from edgeopt.core.limits import HIGHS_NODES_PER_WORK_UNIT, current_work_limit
 
@@ -45,6 +45,21 @@ def __getattr__(name: str) -> Any:
 
         return cp_model
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+#: CP-SAT's integers: every variable's domain within +-2^62 and no linear expression (the objective
+#: included) reaching 2^63 in absolute value (its model validator). A family whose scaled data can pass
+#: this refuses its model before building it (`cpsat_overflow`); beyond it OR-Tools raises a TypeError
+#: while building, or CP-SAT answers MODEL_INVALID.
+CPSAT_MAX_INT = 2**62
+
+
+def cpsat_overflow(what: str, value: float, unit: str = "") -> InputError:
+    """The refusal of a CP-SAT model whose integer ``value`` (``what``, in the model's units) passes
+    `CPSAT_MAX_INT`: exit 2, naming what overflows and the way out (the MILP takes floats)."""
+    units = f" ({unit})" if unit else ""
+    return InputError("instance", f"the cpsat model cannot hold this instance: {what} is {value:.3g} in the "
+                      f"model's integers{units}, above CP-SAT's 2^62 = {CPSAT_MAX_INT:.3g}; use --method milp")
 
 
 #: Relative gap under which a MIP is called optimal.
@@ -304,7 +319,12 @@ def solve_cpsat(
     elif code in (cp_model.FEASIBLE, cp_model.UNKNOWN):
         status = Status.TIME_LIMIT
     else:
-        raise ModelError(f"CP-SAT ended with {solver.status_name(code)}: {model.validate()}")
+        problem = model.validate()
+        if code == cp_model.MODEL_INVALID and ("overflow" in problem or "kint64max" in problem):
+            # data too large for CP-SAT's 64-bit integers, which the family's own check did not foresee
+            raise InputError("instance", "the cpsat model cannot hold this instance: its integers overflow "
+                             f"CP-SAT's 64-bit range ({problem.splitlines()[0][:120]}); use --method milp")
+        raise ModelError(f"CP-SAT ended with {solver.status_name(code)}: {problem}")
     return SolverOutcome(status, obj, bound, runtime, solver.status_name(code), has), solver
 
 

@@ -28,7 +28,7 @@ import numpy as np
 from ortools.sat.python import cp_model
 
 from edgeopt.core import Deadline, Result, Status
-from formulations.common import deadline_bounded, finish
+from formulations.common import CPSAT_MAX_INT, cpsat_overflow, deadline_bounded, finish
 from formulations.common import solve_cpsat as run_cpsat
 from formulations.hetero.data import ModelData, identical_servers, int_scale, prepare
 from formulations.hetero.schedule_io import Placement, infeasible_result, to_schedule
@@ -69,6 +69,11 @@ def build_cpsat(data: ModelData, *, strengthen: bool = True) -> CpsatModel:
     zi = [[round(z[p, r] * r_scale[r]) for r in range(R)] for p in range(P)]
     bi = [round(x * bw_scale) for x in data.worker_bw]
     Bi = [round(x * bw_scale) for x in data.ps_bw]
+    # the weights' scale is that of the finest weight: 10^6 x a weight of 10^6, times completions up to L,
+    # can pass CP-SAT's integers (the rows' own sums are caught by `run_cpsat`'s overflow check)
+    largest = sum(round(jd.weight * w_scale) for jd in data.jobs) * L
+    if largest > CPSAT_MAX_INT:
+        raise cpsat_overflow("the weighted completion times' largest sum", largest, f"weights x {w_scale:,}")
 
     model = cp_model.CpModel()
     cm = CpsatModel(model, data, w_scale)

@@ -34,7 +34,7 @@ import numpy as np
 from edgeopt.core import BuildTimeLimit, Deadline, InputError, ModelSize, Result, Status
 from edgeopt.okita.instance import Instance
 from edgeopt.okita.schedule import Schedule, entry, group_entries, objective_parts
-from formulations.common import finish
+from formulations.common import CPSAT_MAX_INT, cpsat_overflow, finish
 from formulations.common import solve_cpsat as run_cpsat
 from formulations.okita.milp import no_schedule_result, worker_bounds
 from formulations.strengthen import add_cpsat_floor, certified_floor, floor_in_model_units
@@ -82,6 +82,48 @@ def rounding_error(instance: Instance) -> float:
                        for r2 in range(R))
         total += per_slot * (T - job.arrival)
     return total
+
+
+def check_integer_range(instance: Instance, jobs: Iterable[int] | None = None, last_slot: dict[int, int] | None = None,
+                        per_slot_transfers: bool = True) -> None:
+    """Refuse, before building, a model whose integers would overflow CP-SAT's (`CPSAT_MAX_INT`).
+
+    The instance's bounds let costs reach 10^9 x 10^9 (q x delta, q x pi) and latency tables 10^300,
+    times ``SCALE``: the paper generator's exponential latency over a long horizon already gives 2e20
+    in the model's units. Checked per job, as `build_cpsat` would build it: the objective's largest
+    possible value (sum over its terms of |coefficient| x the variable's largest value: latency,
+    transfers, the exchange epigraph per slot) and the (2b) rows ``rho y >= E h``. ``InputError``
+    (field ``instance``) naming the job and the term, with the way out (``--method milp``).
+    """
+    R, q = len(instance.sites), instance.q
+    Y = worker_bounds(instance)
+    chosen = range(len(instance.jobs)) if jobs is None else sorted({int(i) for i in jobs})
+    total = 0
+    for i in chosen:
+        job = instance.jobs[i]
+        a, last = job.arrival, instance.horizon - 1
+        if last_slot is not None and i in last_slot:
+            last = max(a, min(last, int(last_slot[i])))
+        slots = last - a + 1
+        table = [abs(_rounded(float(v))[0]) for v in instance.latency_table(i)[a:last + 1]]
+        transfer = [[_rounded(float(q[r, r2]) * job.chunk_size_mb)[0] for r2 in range(R)] for r in range(R)]
+        exch = [[_rounded(float(q[r, r2]) * job.param_size_mb)[0] for r in range(R)] for r2 in range(R)]
+        ub = max(sum(exch[r2][r] * int(Y[i, r]) for r in range(R)) for r2 in range(R))
+        moved = sum(transfer[r][r2] * job.data_chunks[r] for r in range(R) for r2 in range(R) if r2 != r)
+        rho = round(job.worker_chunks_per_slot * UNIT)
+        terms = [(f"job {i}'s largest latency cost over its {slots:,} slots", max(table)),
+                 (f"job {i}'s largest transfer price (q x chunk_size_mb)", max(max(row) for row in transfer)),
+                 (f"job {i}'s transfer cost", moved * (slots if per_slot_transfers else 1)),
+                 (f"job {i}'s parameter exchange per slot (q x param_size_mb x workers)", ub),
+                 (f"job {i}'s parameter exchange over its {slots:,} slots", ub * slots),
+                 (f"job {i}'s row (2b) (rho x workers, epochs x chunks, scaled by {UNIT:,})",
+                  max(rho * int(Y[i].max(initial=0)), job.epochs * UNIT * job.total_chunks))]
+        for what, value in terms:
+            if value > CPSAT_MAX_INT:
+                raise cpsat_overflow(what, value, f"costs x {SCALE:,}")
+        total += max(table) + moved * (slots if per_slot_transfers else 1) + ub * slots
+        if total > CPSAT_MAX_INT:
+            raise cpsat_overflow(f"the objective's largest value (jobs up to {i})", total, f"costs x {SCALE:,}")
 
 
 def model_size(instance: Instance) -> ModelSize:
@@ -138,6 +180,7 @@ def build_cpsat(instance: Instance, *, deadline: Deadline | None = None, jobs: I
     """
     from ortools.sat.python import cp_model
 
+    check_integer_range(instance, jobs, last_slot, per_slot_transfers)
     md = cp_model.CpModel()
     V: dict[str, Any] = {"y": {}, "s": {}, "act": {}, "g": {}, "c": {}, "lat": {}, "exch": {}, "offset": {},
                          "G": {}, "h": {}, "slots": {}}
@@ -347,6 +390,7 @@ def solve_cpsat(instance: Instance, *, time_limit: float = 60.0, workers: int = 
     """
     from edgeopt.okita import FAMILY
 
+    check_integer_range(instance)  # before the floor's bound: a model CP-SAT cannot hold costs no time
     deadline = Deadline(time_limit)
     t0 = time.perf_counter()
     floor = certified_floor(instance, deadline) if strengthen else None
