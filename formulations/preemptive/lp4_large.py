@@ -157,8 +157,10 @@ def build_lp4_large(data: ModelData, *, bucket: int = 1, pool: bool = False, cut
     extra_lower: list[float] = []
     if jct:
         # M_j - F_j >= (P_min - 1)/2, F_j = the flow cost of j's columns; objective moves onto M_j.
-        flow_cost = np.concatenate(cost)
-        all_rows, all_cols = np.concatenate(rows), np.concatenate(cols)
+        # without jobs there are no columns yet (and none to add): empty arrays, an LP of value 0
+        flow_cost = np.concatenate(cost) if cost else np.zeros(0)
+        all_rows = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
+        all_cols = np.concatenate(cols) if cols else np.zeros(0, dtype=np.int64)
         job_of_col = np.full(col, -1, dtype=np.int64)
         work_entries = all_rows < n_work
         job_of_col[all_cols[work_entries]] = all_rows[work_entries]
