@@ -27,7 +27,7 @@ from collections.abc import Callable
 from typing import Any
 
 from edgeopt.core import BuildTimeLimit, InputError, ModelError, Result, Status
-from edgeopt.core.limits import Deadline
+from edgeopt.core.limits import DEFAULT_MAX_NONZEROS, Deadline
 
 
 def warm_start_schedule(instance: Any, warm_start: str, deadline: Deadline) -> tuple[str, Result] | None:
@@ -89,7 +89,7 @@ def accepts_hint(instance: Any, method: str) -> bool:
 
 
 def solve_lns(instance: Any, *, method: str, time_limit: float, warm_start: str, sub_limit: float = 10.0,
-              min_sub_limit: float = 0.5) -> Result:
+              min_sub_limit: float = 0.5, max_model_size: int | None = None) -> Result:
     """Warm start, certified bound, then LNS until ``time_limit`` (the whole call); status ``time_limit``.
 
     The incumbent is the warm start improved by every neighbourhood solve that gave a valid, better,
@@ -98,6 +98,11 @@ def solve_lns(instance: Any, *, method: str, time_limit: float, warm_start: str,
     limit covers the whole call: the neighbourhood is imported before the deadline starts, and when
     the warm start leaves less than ``min_sub_limit`` seconds (no window could start) its result is
     returned at once. The first warm-start algorithm always runs to its end (`warm_start_schedule`).
+
+    ``max_model_size`` bounds each window's model (the whole model is never built): a window whose
+    estimate is above it is refused before it is built and the next one is smaller; when even one-job
+    windows are all refused the search stops and ``extra["reason"]`` says so. None: the default budget
+    (`DEFAULT_MAX_NONZEROS`), as for a whole model.
     """
     from edgeopt import api
     from edgeopt.core.lns import SearchLog, search
@@ -131,10 +136,14 @@ def solve_lns(instance: Any, *, method: str, time_limit: float, warm_start: str,
             bound = certified.bound
             extra["bound_method"] = certified.algorithm
             extra["bound_certificate"] = certified.extra.get("certificate")
+    budget = DEFAULT_MAX_NONZEROS if max_model_size is None else int(max_model_size)
     best, objective, log = search(spec, instance, spec.parse_schedule(ws.schedule), hood,
-                                  deadline=deadline, sub_limit=sub_limit, min_sub_limit=min_sub_limit)
+                                  deadline=deadline, sub_limit=sub_limit, min_sub_limit=min_sub_limit,
+                                  max_nonzeros=budget)
     extra["warm_start"]["kept"] = log.improvements == 0
-    extra["lns"] = {"method": method, "sub_limit_s": sub_limit, **log.as_dict()}
+    extra["lns"] = {"method": method, "sub_limit_s": sub_limit, "max_model_size": budget, **log.as_dict()}
+    if log.stop is not None:
+        extra["reason"] = f"{log.stop}: raise --max-model-size"
     return Result(family=ws.family, algorithm=method, status=Status.TIME_LIMIT, objective=objective,
                   bound=bound if bound is not None and bound <= objective else None, runtime_s=deadline.elapsed(),
                   schedule=best.model_dump(mode="json"), instance_sha256=ws.instance_sha256, extra=extra)

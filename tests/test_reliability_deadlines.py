@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from edgeopt import api
-from edgeopt.core import BuildTimeLimit, Status
+from edgeopt.core import BuildTimeLimit, Result, Status
 from tests.reliability_helpers import cli
 
 
@@ -127,8 +127,8 @@ def test_bound_cli_keeps_its_time_limit_on_huge_okita_durations(tmp_path: Path) 
     path = long_okita(100_000, tmp_path)
     out = tmp_path / "bound.json"
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    proc = subprocess.run([sys.executable, "-m", "edgeopt.cli", "bound", str(path), "--time-limit", "1", "-o", str(out)],
-                          capture_output=True, text=True, timeout=600)
+    proc = subprocess.run([sys.executable, "-m", "edgeopt.cli", "bound", str(path), "--time-limit", "1",
+                           "-o", str(out)], check=False, capture_output=True, text=True, timeout=600)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr
@@ -174,3 +174,114 @@ def test_lns_whose_warm_start_used_up_the_time_returns_it_at_once(monkeypatch) -
     assert res.status == Status.TIME_LIMIT and res.objective == pytest.approx(ws.objective)
     assert not api.validate(inst, res)
     assert res.extra["lns"]["iterations"] == 0 and res.extra["warm_start"]["kept"]
+
+
+# ---- the model-size budget in the large-neighbourhood search -------------------------------------------
+
+#: A quick complete algorithm per family (the LNS's warm start in these tests).
+QUICK = {"edgecloud": "fifo", "hetero": "fifo", "preemptive": "srtf", "okita": "fifo", "tapfinger": "greedy"}
+
+
+@pytest.mark.parametrize("family", sorted(QUICK))
+def test_lns_refuses_every_window_model_above_the_budget(family: str) -> None:
+    # the budget bounds the models the LNS builds (its windows), estimated before each is built; when
+    # even one-job windows are above it the search stops at once instead of ignoring the budget
+    inst = api.generate(family, "small", seed=1)
+    res = api.solve(inst, method="cpsat", lns=True, warm_start=QUICK[family], max_model_size=1, time_limit=60)
+    ws = api.run(QUICK[family], inst, seed=0)
+    lns = res.extra["lns"]
+    assert res.status == Status.TIME_LIMIT and not api.validate(inst, res)
+    assert res.objective == pytest.approx(ws.objective) and lns["improvements"] == 0
+    assert lns["max_model_size"] == 1 and lns["refused_windows"] == lns["iterations"] >= 1
+    assert "above the size budget" in lns["stop"] and "--max-model-size" in res.extra["reason"]
+
+
+def test_lns_windows_under_the_budget_are_solved() -> None:
+    from formulations.okita.lns import last_slots, order, reoptimise, window_size
+
+    inst = api.generate("okita", "small", seed=1)
+    sched = api.family_of(inst).parse_schedule(api.run("fifo", inst).schedule)
+    free = order(inst, sched)[:2]
+    need = window_size(inst, last_slots(inst, sched, free)).nonzeros
+    refused = reoptimise(inst, sched, free, 15.0, max_nonzeros=need - 1)
+    assert refused.schedule is None and "above the budget" in refused.refused
+    solved = reoptimise(inst, sched, free, 15.0, max_nonzeros=need)
+    assert solved.refused is None and solved.schedule is not None
+
+
+# ---- CP-SAT's 64-bit integers -----------------------------------------------------------------------------
+
+def _overflowing_okita(tmp_path: Path) -> Path:
+    # the probe's instance: the paper's exponential latency over a long horizon, 2.1e20 once scaled
+    path = tmp_path / "x.json"
+    assert cli("generate", "okita", "--preset", "paper", "--seed", "2011", "--jobs", "2", "--servers", "2",
+               "-o", path) == 0
+    return path
+
+
+def test_okita_cpsat_refuses_costs_beyond_cpsats_integers(tmp_path: Path, capsys) -> None:
+    from tests.reliability_helpers import assert_clean_error
+
+    path = _overflowing_okita(tmp_path)
+    capsys.readouterr()
+    assert cli("solve", path, "--method", "cpsat", "--time-limit", "20") == 2
+    assert_clean_error(capsys.readouterr().err, "job 0's largest latency cost", "2^62", "--method milp")
+
+
+def test_okita_cpsat_with_a_warm_start_returns_it_with_the_reason(tmp_path: Path) -> None:
+    inst = api.load(_overflowing_okita(tmp_path))
+    res = api.solve(inst, method="cpsat", warm_start="fifo", time_limit=20)
+    assert res.status == Status.FEASIBLE and not api.validate(inst, res)
+    assert "2^62" in res.extra["reason"] and "--method milp" in res.extra["reason"]
+
+
+def test_hetero_cpsat_refuses_weighted_completions_beyond_cpsats_integers() -> None:
+    from edgeopt.core import InputError
+
+    data = api.generate("hetero", "small", seed=1, jobs=60).model_dump(mode="json")
+    data["horizon"] = 100_000
+    for job in data["jobs"]:
+        job["weight"] = 1e6
+    data["jobs"][0]["weight"] = 1e-6  # the weights' scale becomes 10^6: 10^12 per slot of a heavy job
+    inst = api.family("hetero").instance_type.model_validate(data)
+    with pytest.raises(InputError, match="weighted completion times' largest sum") as err:
+        api.solve(inst, method="cpsat", time_limit=20)
+    assert err.value.field == "instance" and "--method milp" in str(err.value)
+
+
+def test_a_cpsat_model_invalid_by_overflow_is_an_input_error() -> None:
+    from ortools.sat.python import cp_model
+
+    from edgeopt.core import InputError
+    from formulations.common import solve_cpsat
+
+    model = cp_model.CpModel()
+    x = model.new_int_var(0, 2**61, "x")
+    model.minimize(8 * x)  # each domain fits, the objective's range does not
+    with pytest.raises(InputError, match="overflow") as err:
+        solve_cpsat(model, time_limit=5)
+    assert "--method milp" in str(err.value)
+
+
+# ---- an instance without jobs -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("family", sorted(QUICK))
+def test_an_instance_without_jobs_is_bounded_solved_and_run(family: str, tmp_path: Path, capsys) -> None:
+    from tests.reliability_helpers import jobs_key, small_instance
+
+    _, path = small_instance(family, tmp_path, **{jobs_key(family): []})
+    out = tmp_path / "r.json"
+    assert cli("bound", path, "--time-limit", "20", "-o", out) == 0
+    res = json.loads(out.read_text())
+    assert res["status"] == "bound" and res["bound"] == 0.0
+    inst = api.load(path)
+    assert api.check_bound(inst, Result.load(str(out))) == 0.0
+    for args in (["--method", "milp"], ["--method", "cpsat"], ["--method", "cpsat", "--lns"],
+                 ["--method", "cpsat", "--warm-start", "best"], ["--method", "milp", "--warm-start", "best"]):
+        assert cli("solve", path, *args, "--time-limit", "10", "-o", out) == 0, args
+        res = json.loads(out.read_text())
+        assert res["objective"] == 0.0 and not api.validate(inst, Result.load(str(out))), args
+    for name in api.algorithms(family):
+        assert cli("run", name, path, "-o", out) == 0, name
+        assert json.loads(out.read_text())["objective"] == 0.0, name
+    assert "Traceback" not in capsys.readouterr().err

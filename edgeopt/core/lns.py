@@ -13,6 +13,11 @@ incumbent is never worse than the starting schedule, whatever a sub-model does. 
 over the job order, each overlapping the previous one by half; a window whose sub-solve proved its
 optimum quickly grows the next one (more freedom), a window whose sub-solve hit its own limit
 shrinks it. The deadline bounds the whole loop: each sub-solve gets at most what is left.
+
+A model-size budget (``max_nonzeros``, ``solve --lns --max-model-size``) bounds each window's model:
+``reoptimise`` estimates the window's model before building it and refuses one above the budget
+(`SubSolve.refused`, `refuse_above`); the next window is smaller, and when one-job windows are refused
+for a whole pass over the jobs the search stops (``SearchLog.stop``).
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from edgeopt.core.family import FamilySpec
-from edgeopt.core.limits import Deadline
+from edgeopt.core.limits import Deadline, ModelSize
 
 
 @dataclasses.dataclass(frozen=True)
@@ -33,10 +38,19 @@ class SubSolve:
     Attributes:
         schedule: the whole schedule (fixed jobs as they were, free ones re-solved), or None.
         proved: whether the sub-model was solved to optimality (the window can grow).
+        refused: why the window's model was not built (its estimate is above the size budget), or None.
     """
 
     schedule: Any | None
     proved: bool
+    refused: str | None = None
+
+
+def refuse_above(size: ModelSize, max_nonzeros: int | None) -> SubSolve | None:
+    """The refusal of a window whose estimated model is above ``max_nonzeros`` (None: no budget)."""
+    if max_nonzeros is None or size.nonzeros <= max_nonzeros:
+        return None
+    return SubSolve(None, False, refused=f"{size.describe()}, above the budget of {max_nonzeros:,} nonzeros")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -45,7 +59,9 @@ class Neighbourhood:
 
     Attributes:
         order: ``(instance, schedule) -> job indices`` in the order windows take them.
-        reoptimise: ``(instance, schedule, free job indices, time_limit) -> SubSolve``.
+        reoptimise: ``(instance, schedule, free job indices, time_limit) -> SubSolve``; under a size
+            budget it is also given ``max_nonzeros=`` and refuses a window whose model it estimates
+            above it, before building it (`refuse_above`).
         window: jobs in the first window.
         max_window: the most jobs a window grows to.
         polish: ``(instance, schedule) -> schedule or None``, a cheap improvement of the whole schedule
@@ -71,12 +87,19 @@ class SearchLog:
     start_objective: float = 0.0
     objective: float = 0.0
     history: list[tuple[float, float]] = dataclasses.field(default_factory=list)
+    refused_windows: int = 0
+    stop: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        return {"iterations": self.iterations, "improvements": self.improvements,
-                "proved_windows": self.proved_windows, "failed_windows": self.failed_windows,
-                "start_objective": self.start_objective, "objective": self.objective,
-                "history": [[round(t, 3), v] for t, v in self.history]}
+        out = {"iterations": self.iterations, "improvements": self.improvements,
+               "proved_windows": self.proved_windows, "failed_windows": self.failed_windows,
+               "start_objective": self.start_objective, "objective": self.objective,
+               "history": [[round(t, 3), v] for t, v in self.history]}
+        if self.refused_windows:
+            out["refused_windows"] = self.refused_windows
+        if self.stop is not None:
+            out["stop"] = self.stop
+        return out
 
 
 def complete_and_valid(spec: FamilySpec, instance: Any, schedule: Any) -> bool:
@@ -93,12 +116,14 @@ def complete_and_valid(spec: FamilySpec, instance: Any, schedule: Any) -> bool:
 
 
 def search(spec: FamilySpec, instance: Any, schedule: Any, hood: Neighbourhood, *, deadline: Deadline,
-           sub_limit: float = 10.0, min_sub_limit: float = 0.5, max_passes: int | None = None) -> tuple[Any, float, SearchLog]:
+           sub_limit: float = 10.0, min_sub_limit: float = 0.5, max_passes: int | None = None,
+           max_nonzeros: int | None = None) -> tuple[Any, float, SearchLog]:
     """Improve the complete, valid ``schedule`` until the deadline; returns (schedule, objective, log).
 
     ``sub_limit``: seconds per sub-solve (less when less is left; no sub-solve starts with less than
     ``min_sub_limit`` left). ``max_passes``: stop after this many sweeps over the job order without
-    an improvement (None: only the deadline stops it).
+    an improvement (None: only the deadline stops it). ``max_nonzeros``: the size budget of each
+    window's model (module docstring; None: none).
     """
     t0 = time.perf_counter()
     best = schedule
@@ -131,6 +156,8 @@ def search(spec: FamilySpec, instance: Any, schedule: Any, hood: Neighbourhood, 
     pos = 0
     idle_passes = 0
     improved_this_pass = False
+    budget = {} if max_nonzeros is None else {"max_nonzeros": int(max_nonzeros)}
+    refused_single = 0  # one-job windows refused in a row
     while not deadline.expired() and deadline.remaining(floor=0.0) >= min_sub_limit:
         order = list(hood.order(instance, best))
         if not order:
@@ -146,7 +173,18 @@ def search(spec: FamilySpec, instance: Any, schedule: Any, hood: Neighbourhood, 
             free = order[-size:]
         pos += max(1, size // 2)
         log.iterations += 1
-        sub = hood.reoptimise(instance, best, free, min(sub_limit, deadline.remaining(floor=0.0)))
+        sub = hood.reoptimise(instance, best, free, min(sub_limit, deadline.remaining(floor=0.0)), **budget)
+        if sub.refused is not None:
+            log.refused_windows += 1
+            if sub.schedule is not None and offer(sub.schedule):  # what needed no model (a cheap move)
+                improved_this_pass = True
+            refused_single = refused_single + 1 if len(free) == 1 else 0
+            if refused_single >= len(order):
+                log.stop = f"every one-job window's model is above the size budget (the last: {sub.refused})"
+                break
+            size = max(1, size - 1)  # a smaller window next: a smaller model
+            continue
+        refused_single = 0
         if sub.proved:
             log.proved_windows += 1
             size = min(hood.max_window, size + 1, len(order))

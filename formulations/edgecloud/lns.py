@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from edgeopt.core import Deadline, Status
-from edgeopt.core.lns import Neighbourhood, SubSolve
+from edgeopt.core import Deadline, ModelSize, Status
+from edgeopt.core.lns import Neighbourhood, SubSolve, refuse_above
 from formulations.common import complete_hints
 from formulations.common import solve_cpsat as run_cpsat
 from formulations.edgecloud.cpsat import build_cpsat, extract_cpsat
@@ -52,8 +52,20 @@ def taken_by(instance: Any, schedule: Any, skip: set[int]) -> dict[tuple[str, in
     return out
 
 
-def reoptimise(instance: Any, schedule: Any, free: Sequence[int], time_limit: float, *, workers: int = 1) -> SubSolve:
-    """Re-solve the jobs ``free`` (indices) exactly with CP-SAT over what the other jobs leave."""
+def window_size(instance: Any, data: Any, taken: dict[tuple[str, int, int], list[tuple[int, int, int]]]) -> ModelSize:
+    """The window model's size before it is built: `sizes.cpsat_size`'s count for the window's jobs (``data``)
+    plus two entries per fixed interval of the other jobs in the cumulatives (``taken``)."""
+    J, S = len(data.jobs), len(instance.servers)
+    modes = sum(len(jd.modes) for jd in data.jobs)
+    fixed = sum(len(v) for v in taken.values())
+    return ModelSize(modes + J * S * 6 + fixed, J * (S * 4 + 4) + 2 * S, modes * 4 + J * S * 16 + 2 * fixed,
+                     note=f"{modes:,} modes of {J} jobs, {fixed:,} fixed intervals")
+
+
+def reoptimise(instance: Any, schedule: Any, free: Sequence[int], time_limit: float, *, workers: int = 1,
+               max_nonzeros: int | None = None) -> SubSolve:
+    """Re-solve the jobs ``free`` (indices) exactly with CP-SAT over what the other jobs leave; a window
+    whose model (`window_size`) is above ``max_nonzeros`` is refused before it is built."""
     from edgeopt.edgecloud import FAMILY
     from edgeopt.edgecloud.schedule import Schedule
 
@@ -68,7 +80,10 @@ def reoptimise(instance: Any, schedule: Any, free: Sequence[int], time_limit: fl
             data = prepare(instance, jobs=idx)
             if data.unschedulable():
                 return SubSolve(None, False)
-            cm = build_cpsat(instance, data, taken=taken_by(instance, sched, ids))
+            taken = taken_by(instance, sched, ids)
+            if (refused := refuse_above(window_size(instance, data, taken), max_nonzeros)) is not None:
+                return refused
+            cm = build_cpsat(instance, data, taken=taken)
             hint_cpsat(cm, instance, sched)
             complete_hints(cm.model, time_limit=deadline.remaining() / 2)
         outcome, solver = run_cpsat(cm.model, time_limit=deadline.remaining(), workers=workers, deadline=deadline,

@@ -24,8 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from edgeopt.core import Deadline, Status
-from edgeopt.core.lns import Neighbourhood, SubSolve
+from edgeopt.core import Deadline, ModelSize, Status
+from edgeopt.core.lns import Neighbourhood, SubSolve, refuse_above
 from formulations.common import complete_hints, solve_pyomo
 from formulations.common import solve_cpsat as run_cpsat
 from formulations.hetero.cpsat import build_cpsat, extract_cpsat
@@ -75,16 +75,39 @@ def order(instance: Any, schedule: Any) -> list[int]:
     return [js.job for js in sorted(schedule.jobs, key=lambda js: (js.start, js.job))]
 
 
+def window_size(data: Any, method: str) -> ModelSize:
+    """The window model's size before it is built, counted on its prepared data: the MILP as `sizes` counts
+    a whole instance's; the CP-SAT model (`cpsat.build_cpsat`) per job about 6 entries per configuration,
+    R + 10 per (server, worker or PS type) (its count, the server rows, the (2h) load rows) and H x M in
+    each server's (2i) bandwidth row, plus a fixed interval per server, resource and run of slots in which
+    the other jobs take the same amount (`cpsat._hold_taken`). (`sizes.cpsat_size` charges every
+    configuration a row per server and resource: five to ten times the built window at the paper preset.)"""
+    from formulations.hetero.sizes import milp_size_of
+
+    if method == "milp":
+        return milp_size_of(data)
+    J, H, R = len(data.jobs), data.n_servers, data.n_resources
+    M, P = data.n_worker_types, data.n_ps_types
+    configs = sum(len(jd.configs) for jd in data.jobs)
+    taken = data.capacity[:, :, None] - data.free
+    runs = int(H * R + (np.diff(taken, axis=2) != 0).sum()) if data.length else 0
+    return ModelSize(configs * 2 + J * (H * (M + P) * 2 + 2 * H + M + P + 4) + runs,
+                     configs + J * (H * (M + P + 6) + H * R + M + P + 4) + H * R,
+                     configs * 6 + J * (H * (M + P) * (R + 10) + H * H * M) + 2 * runs,
+                     note=f"{configs:,} configurations of {J} jobs over {H} servers")
+
+
 def reoptimise(instance: Any, schedule: Any, free: Sequence[int], time_limit: float, *, method: str = "cpsat",
                pad: int = PAD, extra_servers: int = EXTRA_SERVERS, placement_free: int = PLACEMENT_FREE,
-               workers: int = 2) -> SubSolve:
+               workers: int = 2, max_nonzeros: int | None = None) -> SubSolve:
     """Re-solve the jobs ``free`` exactly in their window of time and servers; the rest stays.
 
     With ``method="cpsat"`` only ``placement_free`` jobs of the window (those with the largest
     weighted completion) may change configuration and servers; the others keep theirs and move in
     time only. Measured on the paper preset (300 jobs, 150 servers): with all six jobs of a window
     free CP-SAT found no solution in 14 s, even from a complete feasible hint; with two free, it
-    proved the window optimal in about 4 s, with none free in 0.5 s.
+    proved the window optimal in about 4 s, with none free in 0.5 s. ``max_nonzeros``: a window whose
+    model (`window_size`) is above it is refused before it is built.
     """
     from edgeopt.hetero import FAMILY
     from edgeopt.hetero.schedule import Schedule
@@ -117,6 +140,8 @@ def reoptimise(instance: Any, schedule: Any, free: Sequence[int], time_limit: fl
             data = prepare(sub, jobs=sorted(freeset), window=(t0, length), free=np.maximum(left[servers], 0.0))
             if data.unschedulable():
                 return SubSolve(None, False)
+            if (refused := refuse_above(window_size(data, method), max_nonzeros)) is not None:
+                return refused
             if method == "milp":
                 model = build_milp(data, objective="wct")
                 start = start_milp(model, local)

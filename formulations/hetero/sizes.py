@@ -30,7 +30,6 @@ def _quick(instance: Any) -> tuple[int, int, int, int]:
 def milp_size(instance: Any) -> ModelSize:
     """Variables, rows and nonzeros of the time-indexed MILP of program (2)/(15)."""
     from formulations.hetero.data import prepare
-    from formulations.hetero.milp import colocated_load
 
     H, R, L, J = _quick(instance)
     if J == 0:
@@ -46,7 +45,16 @@ def milp_size(instance: Any) -> ModelSize:
                       f"(T = {L:,} slots) occupancy variables")
     if quick.nonzeros > QUICK_LIMIT or H * R * L > MAX_PREPARE_CELLS:
         return quick
-    data = prepare(instance)
+    return milp_size_of(prepare(instance))
+
+
+def milp_size_of(data: Any) -> ModelSize:
+    """`milp_size` counted on prepared model data (also a large-neighbourhood window's, ``lns.py``)."""
+    from formulations.hetero.milp import colocated_load
+
+    H, R, L, J = data.n_servers, data.n_resources, data.length, len(data.jobs)
+    if J == 0:
+        return ModelSize(0, 0, 0, "no jobs")
     M, P = data.n_worker_types, data.n_ps_types
     nnz = var = rows = 0
     n_dist = 0

@@ -24,8 +24,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from edgeopt.core import Deadline, Status
-from edgeopt.core.lns import Neighbourhood, SubSolve
+from edgeopt.core import Deadline, ModelSize, Status
+from edgeopt.core.lns import Neighbourhood, SubSolve, refuse_above
 from formulations.common import solve_cpsat as run_cpsat
 
 #: CP-SAT parameters of a window's solve (`formulations.common.solve_cpsat`). The defaults: without
@@ -58,11 +58,25 @@ def last_slots(instance: Any, schedule: Any, free: Sequence[int]) -> dict[int, i
     return out
 
 
-def reoptimise(instance: Any, schedule: Any, free: Sequence[int], time_limit: float, *, workers: int = 1) -> SubSolve:
+def window_size(instance: Any, last: dict[int, int]) -> ModelSize:
+    """The window model's size (`build_cpsat` with ``per_slot_transfers=False``), before it is built: per
+    job and modelled slot, act, y, s, h and the exchange (3R + 2 variables) in 3R + 3 rows with about
+    R^2 + 8R + 2RK + 6 nonzeros (the exchange rows are R x R), plus R^2 transfer totals per job."""
+    R, K = len(instance.sites), len(instance.resources)
+    slots = sum(max(0, int(c) - int(instance.jobs[i].arrival) + 1) for i, c in last.items())
+    n = len(last)
+    return ModelSize(slots * (3 * R + 2) + n * (R * R + 4), slots * (3 * R + 3 + R * K) + n * (2 * R + 4),
+                     slots * (R * R + 8 * R + 2 * R * K + 6) + n * 3 * R * R,
+                     note=f"{n} jobs over {slots:,} slots and {R} sites")
+
+
+def reoptimise(instance: Any, schedule: Any, free: Sequence[int], time_limit: float, *, workers: int = 1,
+               max_nonzeros: int | None = None) -> SubSolve:
     """Re-solve the jobs ``free`` (indices) exactly with CP-SAT over what the other jobs leave.
 
     ``time_limit`` bounds the whole call (building, hinting, solving). Any failure leaves the incumbent
-    as it is: ``SubSolve(None, False)``.
+    as it is: ``SubSolve(None, False)``. ``max_nonzeros``: a window whose model (`window_size`) is above
+    it is refused before it is built.
     """
     from edgeopt.okita import FAMILY
     from edgeopt.okita.schedule import Schedule
@@ -76,9 +90,12 @@ def reoptimise(instance: Any, schedule: Any, free: Sequence[int], time_limit: fl
     try:
         sched = schedule if isinstance(schedule, Schedule) else FAMILY.parse_schedule(schedule)
         rest = [js for js in sched.jobs if int(js.job) not in idx]
+        last = last_slots(instance, sched, idx)
+        if (refused := refuse_above(window_size(instance, last), max_nonzeros)) is not None:
+            return refused
         with deadline.guard("the neighbourhood model"):
             model, V = build_cpsat(instance, deadline=deadline, jobs=idx, fixed=Schedule(jobs=rest),
-                                   last_slot=last_slots(instance, sched, idx), per_slot_transfers=False)
+                                   last_slot=last, per_slot_transfers=False)
             hint_cpsat(model, V, instance, sched)
         outcome, solver = run_cpsat(model, time_limit=deadline.remaining(), workers=workers, deadline=deadline,
                                        params=SUB_PARAMS)

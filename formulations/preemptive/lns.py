@@ -28,8 +28,8 @@ from typing import Any
 
 import numpy as np
 
-from edgeopt.core import Deadline, Status
-from edgeopt.core.lns import Neighbourhood, SubSolve
+from edgeopt.core import Deadline, ModelSize, Status
+from edgeopt.core.lns import Neighbourhood, SubSolve, refuse_above
 from formulations.common import complete_hints
 from formulations.common import solve_cpsat as run_cpsat
 
@@ -170,15 +170,37 @@ def cloud_moved(instance: Any, data: Any, schedule: Any, free: Sequence[int]) ->
     return merge(data, keep, [js for js in moved.jobs if int(js.job) in ids])
 
 
+def window_size(data: Any, free: Sequence[int]) -> ModelSize:
+    """The counted window model's size (`cpsat.build_cpsat(counted=True)`) before it is built, from the
+    window's slots (``data.end``: the window deadlines): per job, a literal per eligible worker and slot
+    from its first slot (about 4 entries each: its worker's work row, the max of c_j, (2d), the slot's
+    run), the ``at_least`` literals, and per slot before the cloud's PSs a run literal and one per edge
+    PS server (2e)/(2f). The fixed jobs' busy slots only remove literals: an upper estimate."""
+    n_ps = len(data.edge_ps_servers)
+    var = rows = nnz = 0
+    for j in sorted({int(j) for j in free}):
+        end, p, D = int(data.end(j)), max(1, int(data.p_edge[j])), int(data.chunks[j])
+        firsts = [int(data.first_slot(j, int(k))) for k in data.eligible[j]]
+        slots = [max(0, end - f) for f in firsts]
+        y, at_least = sum(slots), sum(min(D, n // p) for n in slots)
+        ps_end = min(end, int(data.cloud_start(j))) if data.cloud is not None else end
+        ps_slots = max(0, ps_end - min(firsts, default=end))
+        var += y + at_least + len(slots) + ps_slots * (1 + n_ps) + 4
+        rows += len(slots) + 2 * at_least + 2 * ps_slots + 6
+        nnz += 4 * y + 3 * at_least + ps_slots * (2 + 3 * n_ps) + 12
+    return ModelSize(var, rows, nnz, note=f"{len(free)} jobs, time-indexed until their window deadlines")
+
+
 def reoptimise(instance: Any, schedule: Any, free: Sequence[int], time_limit: float, *, workers: int = 1,
-               pad: int = PAD) -> SubSolve:
+               pad: int = PAD, max_nonzeros: int | None = None) -> SubSolve:
     """Re-solve the jobs ``free`` (indices) exactly with CP-SAT over what the other jobs leave.
 
     ``time_limit`` bounds the whole call (building, completing the hints, solving); anything that
     fails on the way returns ``SubSolve(None, False)`` and leaves the incumbent as it is. The window's
     jobs that finish earlier wholly on the cloud are moved there first (`cloud_moved`); that schedule
     is the sub-model's hint, and it is returned when CP-SAT finds nothing (the LNS loop validates it
-    and keeps it only if it is better).
+    and keeps it only if it is better). ``max_nonzeros``: a window whose model (`window_size`) is above
+    it is refused before it is built.
     """
     from ortools.sat.python import cp_model  # noqa: F401 - imported before the guard, never half-way inside it
 
@@ -203,6 +225,8 @@ def reoptimise(instance: Any, schedule: Any, free: Sequence[int], time_limit: fl
         sched = moved if moved is not None else sched
         with deadline.guard("the neighbourhood model"):
             data = dataclasses.replace(base, deadline=window_deadlines(base, sched, sorted(ids), pad))
+            if (refused := refuse_above(window_size(data, ids), max_nonzeros)) is not None:
+                return dataclasses.replace(refused, schedule=moved)  # the cloud moves need no model
             h = build_cpsat(data, jobs=ids, fixed=taken_by(data, rest), counted=True)
             hint_cpsat(h, data, sched)
             complete_hints(h.model, time_limit=deadline.remaining() / 2)

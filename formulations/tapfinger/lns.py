@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from edgeopt.core import Deadline, Status
-from edgeopt.core.lns import Neighbourhood, SubSolve
+from edgeopt.core import Deadline, ModelSize, Status
+from edgeopt.core.lns import Neighbourhood, SubSolve, refuse_above
 from formulations.common import solve_cpsat as run_cpsat
 
 
@@ -24,8 +24,26 @@ def order(instance: Any, schedule: Any) -> list[int]:
     return [pos[int(p.task)] for p in sorted(schedule.placements, key=lambda p: (p.start, p.task))]
 
 
-def reoptimise(instance: Any, schedule: Any, free: Sequence[int], time_limit: float, *, workers: int = 1) -> SubSolve:
-    """Re-solve the tasks ``free`` (indices) exactly with CP-SAT over what the other tasks leave."""
+def window_size(instance: Any, free: Sequence[int], rest: Any) -> ModelSize:
+    """The window model's size before it is built: an optional interval per (task, cluster, Pareto
+    allocation), at most, for the window's tasks (as `data.cpsat_size`), plus the other tasks' placements
+    as fixed intervals in the cumulatives and the one-start no-overlap (R + 2 entries each)."""
+    R = len(instance.resources)
+    opts = sum(len(instance.pareto_allocations(instance.tasks[j].id, n))
+               for j in free for n in instance.tasks[j].reachable_clusters)
+    fixed = sum(len(pl.runs()) for pl in rest.placements)
+    n = len(free)
+    # per option: its presence literal, interval, (5) entries, end row and the task's sums (R + 8 entries);
+    # per task its start, end and one-start rows (10)
+    return ModelSize(opts + 2 * n + fixed, n * 3 + len(instance.clusters) * (R + 1),
+                     opts * (R + 8) + 10 * n + fixed * (R + 2),
+                     note=f"{opts:,} allocation options of {n} tasks, {fixed:,} fixed placements")
+
+
+def reoptimise(instance: Any, schedule: Any, free: Sequence[int], time_limit: float, *, workers: int = 1,
+               max_nonzeros: int | None = None) -> SubSolve:
+    """Re-solve the tasks ``free`` (indices) exactly with CP-SAT over what the other tasks leave; a window
+    whose model (`window_size`) is above ``max_nonzeros`` is refused before it is built."""
     from edgeopt.tapfinger.schedule import Schedule
     from formulations.tapfinger.cpsat import add_hint, build_cpsat, extract
 
@@ -35,6 +53,8 @@ def reoptimise(instance: Any, schedule: Any, free: Sequence[int], time_limit: fl
     if not ids or any(p.segments for p in sched.placements):
         return SubSolve(None, False)
     rest = Schedule(placements=[p for p in sched.placements if int(p.task) not in ids])
+    if (refused := refuse_above(window_size(instance, free, rest), max_nonzeros)) is not None:
+        return refused
     try:
         with deadline.guard("the neighbourhood model"):
             model, h = build_cpsat(instance, deadline, tasks=ids, fixed=rest)
