@@ -602,14 +602,10 @@ def _short(x: float | None) -> str:
 
 def _formulations_table(name: str, table: str) -> dict[str, Any]:
     """``formulations.<name>.<table>`` of family ``name`` as a dict (empty if the package or table is missing)."""
-    import importlib
+    from formulations import table as formulations_table
 
     exact_methods(name)  # the family exists
-    try:
-        mod = importlib.import_module(f"formulations.{name}")
-    except ModuleNotFoundError:
-        return {}
-    return dict(getattr(mod, table, {}))
+    return formulations_table(name, table)
 
 
 def model_sizes(name: str) -> dict[str, Callable[..., ModelSize]]:

@@ -48,6 +48,19 @@ class LazyFunction:
         return f"LazyFunction({self.module}.{self.name})"
 
 
+def table(family: str, name: str) -> dict[str, Any]:
+    """``formulations.<family>.<name>`` (``METHODS``, ``SIZES``, ``LOWER_BOUNDS``...) as a dict; empty when the
+    family has no package here or the package no such table. The one place that looks the tables up, for
+    the formulations themselves and for the services above them."""
+    try:
+        mod = importlib.import_module(f"formulations.{family}")
+    except ModuleNotFoundError as exc:
+        if exc.name not in ("formulations", f"formulations.{family}"):
+            raise  # a missing dependency of an existing package is a real error
+        return {}
+    return dict(getattr(mod, name, {}))
+
+
 def loaded(fn: Callable[..., Any]) -> Callable[..., Any]:
     """``fn`` itself, imported now if it is a `LazyFunction`."""
     return fn.load() if isinstance(fn, LazyFunction) else fn

@@ -39,20 +39,24 @@ def certified_floor(instance: Any, deadline: Deadline | None, *, share: float = 
     """The family's certified lower bound on ``instance`` (None when it fails, raises, times out or fails its check).
 
     Spends at most ``min(share * remaining, cap_s)`` seconds of ``deadline``. The bound's certificate is
-    re-derived without a solver (`edgeopt.api.check_bound`) before the number is used: an unchecked
-    number could make a model claim a wrong optimum.
+    re-derived without a solver (`edgeopt.core.lowerbound.check_certificate`) before the number is used: an
+    unchecked number could make a model claim a wrong optimum. The family's ``auto`` bound method is the one
+    `edgeopt bound` uses (the first of ``formulations.<family>.LOWER_BOUNDS``).
     """
-    from edgeopt import api
     from edgeopt.core import Status
+    from edgeopt.core.lowerbound import check_certificate, compute_bound, find_method
+    from formulations import table
 
     budget = cap_s if deadline is None else min(cap_s, share * deadline.remaining())
     if budget < 0.2:
         return None
     try:
-        res = api.bound(instance, time_limit=budget)
+        family = instance.family
+        method = find_method(table(family, "LOWER_BOUNDS"), "auto", family)
+        res = compute_bound(family, method, instance, deadline=Deadline(budget))
         if res.status != Status.BOUND or res.bound is None:
             return None
-        checked = api.check_bound(instance, res)
+        checked = check_certificate(method, instance, res)
     except Exception:  # noqa: BLE001 - the floor is an optional aid: a bound that fails is not used, the model is still exact
         return None
     value = min(float(res.bound), float(checked))

@@ -31,38 +31,14 @@ from typing import Any
 
 import numpy as np
 
-from edgeopt.core import BuildTimeLimit, Deadline, InputError, ModelSize, Result, Status
+from edgeopt.core import BuildTimeLimit, Deadline, ModelSize, Result, Status
 from edgeopt.okita.instance import Instance
 from edgeopt.okita.schedule import Schedule, entry, group_entries, objective_parts
 from formulations.common import CPSAT_MAX_INT, cpsat_overflow, finish
 from formulations.common import solve_cpsat as run_cpsat
 from formulations.okita.milp import no_schedule_result, worker_bounds
+from formulations.okita.units import SCALE, UNIT, rounded, scaled_int
 from formulations.strengthen import add_cpsat_floor, certified_floor, floor_in_model_units
-
-SCALE = 10_000
-UNIT = 1000
-#: A coefficient's rounding below this fraction of its value is float noise of the product (q * delta),
-#: which the schedule's own objective carries too, not a rounding of the model.
-_NOISE_RTOL = 1e-9
-
-
-def _int(x: float, field: str) -> int:
-    v = round(x * UNIT)
-    if abs(v - x * UNIT) > 1e-6:
-        raise InputError(field, f"cpsat needs at most 3 decimals, got {x}")
-    return int(v)
-
-
-def _rounded(x: float) -> tuple[int, float]:
-    """``x`` scaled and rounded to an integer, and how far the integer's cost is from ``x``."""
-    v = round(x * SCALE)
-    err = abs(v / SCALE - x)
-    return v, (0.0 if err <= _NOISE_RTOL * max(1.0, abs(x)) else err)
-
-
-def scaled_cost(x: float) -> int:
-    """A cost in the model's integer units (times ``SCALE``, rounded as every coefficient of the model)."""
-    return _rounded(x)[0]
 
 
 def rounding_error(instance: Instance) -> float:
@@ -74,11 +50,11 @@ def rounding_error(instance: Instance) -> float:
     Y = worker_bounds(instance)
     total = 0.0
     for i, job in enumerate(instance.jobs):
-        total += max(_rounded(float(v))[1] for v in instance.latency_table(i)[job.arrival:])
+        total += max(rounded(float(v))[1] for v in instance.latency_table(i)[job.arrival:])
         for r in range(R):
-            errs = [_rounded(float(q[r, r2]) * job.chunk_size_mb)[1] for r2 in range(R) if r2 != r]
+            errs = [rounded(float(q[r, r2]) * job.chunk_size_mb)[1] for r2 in range(R) if r2 != r]
             total += max(errs, default=0.0) * job.data_chunks[r]
-        per_slot = max(sum(_rounded(float(q[r, r2]) * job.param_size_mb)[1] * int(Y[i, r]) for r in range(R))
+        per_slot = max(sum(rounded(float(q[r, r2]) * job.param_size_mb)[1] * int(Y[i, r]) for r in range(R))
                        for r2 in range(R))
         total += per_slot * (T - job.arrival)
     return total
@@ -105,9 +81,9 @@ def check_integer_range(instance: Instance, jobs: Iterable[int] | None = None, l
         if last_slot is not None and i in last_slot:
             last = max(a, min(last, int(last_slot[i])))
         slots = last - a + 1
-        table = [abs(_rounded(float(v))[0]) for v in instance.latency_table(i)[a:last + 1]]
-        transfer = [[_rounded(float(q[r, r2]) * job.chunk_size_mb)[0] for r2 in range(R)] for r in range(R)]
-        exch = [[_rounded(float(q[r, r2]) * job.param_size_mb)[0] for r in range(R)] for r2 in range(R)]
+        table = [abs(rounded(float(v))[0]) for v in instance.latency_table(i)[a:last + 1]]
+        transfer = [[rounded(float(q[r, r2]) * job.chunk_size_mb)[0] for r2 in range(R)] for r in range(R)]
+        exch = [[rounded(float(q[r, r2]) * job.param_size_mb)[0] for r in range(R)] for r2 in range(R)]
         ub = max(sum(exch[r2][r] * int(Y[i, r]) for r in range(R)) for r2 in range(R))
         moved = sum(transfer[r][r2] * job.data_chunks[r] for r in range(R) for r2 in range(R) if r2 != r)
         rho = round(job.worker_chunks_per_slot * UNIT)
@@ -147,8 +123,8 @@ def fixed_usage(instance: Instance, fixed: Schedule | None, skip: set[int]) -> d
         if js.job in skip:
             continue
         job = instance.jobs[js.job]
-        mk = [_int(v, f"jobs.{js.job}.worker_demand") for v in job.worker_demand]
-        nk = [_int(v, f"jobs.{js.job}.ps_demand") for v in job.ps_demand]
+        mk = [scaled_int(v, f"jobs.{js.job}.worker_demand") for v in job.worker_demand]
+        nk = [scaled_int(v, f"jobs.{js.job}.ps_demand") for v in job.ps_demand]
         for e in js.slots:
             for r, y in e.workers.items():
                 for k in range(K):
@@ -210,7 +186,7 @@ def _add_job(md: Any, instance: Instance, i: int, Y: np.ndarray, V: dict[str, An
     R = len(instance.sites)
     job = instance.jobs[i]
     slots = V["slots"][i]
-    rho, E = _int(job.worker_chunks_per_slot, f"jobs.{i}.worker_chunks_per_slot"), job.epochs * UNIT
+    rho, E = scaled_int(job.worker_chunks_per_slot, f"jobs.{i}.worker_chunks_per_slot"), job.epochs * UNIT
     acts = []
     origin: dict[int, list] = {r: [] for r in range(R)}
     trained: dict[int, list] = {r: [] for r in range(R)}
@@ -239,8 +215,8 @@ def _add_slot_workers(md: Any, instance: Instance, i: int, t: int, Y: np.ndarray
     """act, y and s of job i in slot t with (2c) and the link y <= Y act, sum y >= act; (2d) terms to ``use``."""
     R, K = len(instance.sites), len(instance.resources)
     job = instance.jobs[i]
-    mk = [_int(v, f"jobs.{i}.worker_demand") for v in job.worker_demand]
-    nk = [_int(v, f"jobs.{i}.ps_demand") for v in job.ps_demand]
+    mk = [scaled_int(v, f"jobs.{i}.worker_demand") for v in job.worker_demand]
+    nk = [scaled_int(v, f"jobs.{i}.ps_demand") for v in job.ps_demand]
     act = md.new_bool_var(f"act_{i}_{t}")
     V["act"][i, t] = act
     ys = [md.new_int_var(0, int(Y[i, r]), f"y_{i}_{r}_{t}") for r in range(R)]
@@ -268,7 +244,7 @@ def _add_slot_transfers(md: Any, instance: Instance, i: int, t: int, V: dict[str
             gs[r, r2] = g
             V["g"][i, r, r2, t] = g
             origin[r].append(g)
-            coef = _rounded(float(q[r, r2]) * job.chunk_size_mb)[0]
+            coef = rounded(float(q[r, r2]) * job.chunk_size_mb)[0]
             if coef and r != r2:
                 obj.append(coef * g)
     return gs
@@ -288,7 +264,7 @@ def _add_total_transfers(md: Any, instance: Instance, i: int, V: dict[str, Any],
             V["G"][i, r, r2] = g
             origin[r].append(g)
             into[r2].append(g)
-            coef = _rounded(float(q[r, r2]) * job.chunk_size_mb)[0]
+            coef = rounded(float(q[r, r2]) * job.chunk_size_mb)[0]
             if coef and r != r2:
                 obj.append(coef * g)
     for r2 in range(R):
@@ -299,7 +275,7 @@ def _add_slot_exchange(md: Any, instance: Instance, i: int, t: int, Y: np.ndarra
                        V: dict[str, Any], obj: list) -> None:
     """exch[i, t] >= the parameter exchange (1) of the workers with the PS, enforced at the PS's site."""
     R, q, job = len(instance.sites), instance.q, instance.jobs[i]
-    coefs = [[_rounded(float(q[r, r2]) * job.param_size_mb)[0] for r in range(R)] for r2 in range(R)]
+    coefs = [[rounded(float(q[r, r2]) * job.param_size_mb)[0] for r in range(R)] for r2 in range(R)]
     ub = max(sum(coefs[r2][r] * int(Y[i, r]) for r in range(R)) for r2 in range(R))
     exch = md.new_int_var(0, max(0, ub), f"exch_{i}_{t}")
     V["exch"][i, t] = exch
@@ -319,7 +295,7 @@ def _add_completion(md: Any, instance: Instance, i: int, acts: list, V: dict[str
     md.add(idx == c - a)
     V["offset"][i] = idx
     md.add_element(idx, acts, 1)  # (2e): the completion slot has workers
-    table = [_rounded(float(v))[0] for v in instance.latency_table(i)[a:slots[-1] + 1]]
+    table = [rounded(float(v))[0] for v in instance.latency_table(i)[a:slots[-1] + 1]]
     lat = md.new_int_var(min(table), max(table), f"latency_{i}")
     md.add_element(idx, table, lat)
     V["lat"][i] = lat
@@ -332,7 +308,7 @@ def _add_capacity(md: Any, instance: Instance, use: dict, taken: dict[tuple[int,
     C = instance.capacity
     for (r, k, t), terms in use.items():  # (2d)
         if terms:
-            cap = _int(float(C[r, k]), f"sites.{r}.capacity") - taken.get((r, k, t), 0)
+            cap = scaled_int(float(C[r, k]), f"sites.{r}.capacity") - taken.get((r, k, t), 0)
             md.add(sum(coef * v for coef, v in terms if coef) <= cap)
 
 

@@ -61,7 +61,7 @@ def hint_cpsat(model: Any, V: dict[str, Any], instance: Any, schedule: Any) -> i
 
 def _hint_job(model: Any, V: dict[str, Any], instance: Any, i: int, at: dict[int, Any], done: int) -> None:
     """Hints of job i's variables from its entries ``at`` (slot -> entry) and completion slot ``done``."""
-    from formulations.okita.cpsat import scaled_cost
+    from formulations.okita.units import scaled_cost
 
     R, q, job = len(instance.sites), instance.q, instance.jobs[i]
     totals = (i, 0, 0) in V["G"]  # the model of `build_cpsat(per_slot_transfers=False)`
