@@ -18,7 +18,14 @@ Four kinds of probe per family (every implemented family: edgecloud, hetero, tap
    ``2.0`` where an integer belongs), duplicate keys, a file of another family, a result given as an
    instance, output paths that cannot be written (``-o DIR``, ``-o ""``, ``-o /proc/x.json``, a file
    used as a folder) for every command that writes, and ``generate`` above each declared cap
-   -> exit 2 with one ``error:`` line, nothing written, within the timeout.
+   -> exit 2 with one ``error:`` line, nothing written, within the timeout;
+5. *new surfaces* (issue 31): every writing command with its output path a FIFO or a character device
+   made in the probe's folder (the node must survive: "outputs clobbered"), trace files with ``inf``,
+   ``nan`` and ``1e300`` values, ``trace-stats`` on ``/dev/zero``, with a tiny ``--bin-hours`` and on a
+   100,000-deep JSON, caps on sweep and plot counts, an unreachable Dask scheduler, ``solve --lns`` at
+   0.01 s and with ``--max-model-size 1``, empty instances, okita's CP-SAT overflow case, a plot of
+   another instance's result, and bounds a hair (8e-5 relative) above the proven optimum under
+   ``validate --certify`` ("false certified").
 
 Counted: inputs tried, tracebacks, hangs (no answer within the timeout), peak memory of each command
 (``wait4``; above 2 GB counts), wrong exit codes, files left behind by a failing command (partial
@@ -51,6 +58,7 @@ from edgeopt import api
 from edgeopt.core import bounds as B
 from edgeopt.core.jsonio import get_path, number_paths, set_path, tree_paths
 from edgeopt.families import FAMILY_NAMES
+from edgeopt.traces.loaders import shipped_itp_path
 
 # (JSON true where a number belongs is left out: pydantic's lax mode reads it as 1, a documented coercion)
 HOSTILE_NUMBERS = [float("nan"), float("inf"), -float("inf"), 1e308, -1e308, 10**20, -(10**20), 2**63, -1, "x", None,
@@ -272,6 +280,141 @@ def hostile_files(family: str, rng: random.Random, n: int, tmp: Path) -> list[di
              "must_not_write": None if out in (None, "", tmp) else Path(out)} for label, cmd, out in cases]
 
 
+def _node(path: Path, kind: str) -> Path | None:
+    """A FIFO or a character device (``/dev/full``'s numbers) at ``path``; None when it cannot be made."""
+    try:
+        if kind == "fifo":
+            os.mkfifo(path)
+        else:
+            import stat
+
+            os.mknod(path, stat.S_IFCHR | 0o666, os.makedev(1, 7))  # needs root
+    except (OSError, AttributeError):
+        return None
+    return path
+
+
+def _trace(tmp: Path, name: str, rows: list[str]) -> Path:
+    f = tmp / name
+    f.write_text("cluster,submit_time,duration_s,num_gpus\n" + "\n".join(rows) + "\n")
+    return f
+
+
+def new_surfaces(family: str, rng: random.Random, tmp: Path) -> list[dict]:
+    """Issue 31 cases: outputs onto a device or FIFO (never replaced), hostile trace values, caps on
+    counts, deadlines and the crashes found. Each: a command line, the exit codes it may give, the node
+    that must survive, and for deadline cases the most seconds the call may take (its runtime field)."""
+    good = tmp / f"{family}_good.json"
+    res = tmp / f"{family}_good_result.json"
+    cases: list[dict] = []
+
+    def case(label: str, cmd: list, codes: tuple = (2,), node: Path | None = None, wall: float | None = None,
+             must_not_write: Path | None = None) -> None:
+        cases.append({"family": family, "kind": "issue31", "label": label, "command_line": cmd, "codes": codes,
+                      "node": node, "wall_limit": wall, "instance": good, "must_not_write": must_not_write})
+
+    for kind in ("fifo", "device"):
+        def n(suffix: str, kind: str = kind) -> Path | None:
+            return _node(tmp / f"{family}_{kind}_{len(cases)}{suffix}", kind)
+
+        for label, make in [
+            ("generate -o", lambda o: ["generate", family, "-o", o]),
+            ("run -o", lambda o: ["run", "online", good, "-o", o]),
+            ("solve -o", lambda o: ["solve", good, "--time-limit", "3", "-o", o]),
+            ("bound -o", lambda o: ["bound", good, "--time-limit", "5", "-o", o]),
+            ("compare -o", lambda o: ["compare", good, "--algorithms", "online", "-o", o]),
+            ("sweep --json", lambda o: ["sweep", family, "--seeds", "0", "--algorithms", "online", "--json", o]),
+            ("sweep --store", lambda o: ["sweep", family, "--seeds", "0", "--algorithms", "online", "--store", o]),
+        ]:
+            node = n(".json")
+            if node is not None:
+                case(f"{label} onto a {kind}", make(node), node=node)
+        for label, make in [
+            ("compare --plot", lambda o: ["compare", good, "--algorithms", "online", "--plot", o]),
+            ("plot-schedule -o", lambda o: ["plot-schedule", good, res, "-o", o]),
+            ("plot-utilisation -o", lambda o: ["plot-utilisation", good, res, "-o", o]),
+        ]:
+            node = n(".png")
+            if node is not None:
+                case(f"{label} onto a {kind}", make(node), node=node)
+    # trace values (ITP's CSV layout), read through `generate --trace` and `trace-stats`
+    out = tmp / f"{family}_trace_inst.json"
+    for label, rows in [("duration inf", ["c,0,inf,1", "c,10,100,1"]), ("duration nan", ["c,0,nan,1"]),
+                        ("submit inf", ["c,inf,100,1"]), ("duration 1e300", ["c,0,1e300,1"]),
+                        ("submit -inf", ["c,-inf,5,1"]), ("gpus 1e300", ["c,0,100,1e300"])]:
+        f = _trace(tmp, f"{family}_{label.replace(' ', '_')}.csv", rows)
+        case(f"generate --trace, {label}", ["generate", family, "--trace", f, "-o", out], must_not_write=out)
+        case(f"trace-stats, {label}", ["trace-stats", f])
+    itp = shipped_itp_path()
+    case("generate --trace ITP --jobs 5000", ["generate", family, "--trace", itp, "--jobs", 5000, "-o", out],
+         codes=(0, 2))
+    case("trace-stats /dev/zero", ["trace-stats", "/dev/zero"])
+    case("trace-stats --bin-hours 1e-6", ["trace-stats", itp, "--bin-hours", "1e-6"])
+    deep = tmp / f"{family}_philly_deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    case("100,000-deep Philly JSON", ["trace-stats", deep, "--format", "philly"])
+    # caps on counts
+    for label, extra in [("--workers 1000", ["--workers", 1000]), ("--workers 0", ["--workers", 0]),
+                         ("--workers -1", ["--workers", -1]), ("--seeds 0-99999999999", []),
+                         ("--jobs 10000000", ["--jobs", 10_000_000])]:
+        seeds = "0-99999999999" if "seeds" in label else "0"
+        case(f"sweep {label}", ["sweep", family, "--seeds", seeds, "--algorithms", "online", *extra])
+    case("sweep --address tcp://127.0.0.1:1", ["sweep", family, "--seeds", "0", "--algorithms", "online",
+                                               "--address", "tcp://127.0.0.1:1"])
+    png = tmp / f"{family}_cap.png"
+    case("plot-schedule --jobs 0-1000000000", ["plot-schedule", good, res, "--jobs", "0-1000000000", "-o", png],
+         codes=(0, 2))
+    other = tmp / f"{family}_other_result.json"
+    case("plot-utilisation of another instance's result", ["plot-utilisation", good, other, "-o", png])
+    # deadlines and solver crashes
+    case("solve --lns --time-limit 0.01", ["solve", good, "--method", "cpsat", "--lns", "--time-limit", "0.01", "-o",
+                                           tmp / f"{family}_lns.json"], codes=(0, 2), wall=0.01 * 1.5 + 1)
+    # the budget applies to each window's model: every window refused, the warm start comes back with the reason
+    case("solve --lns --max-model-size 1", ["solve", good, "--method", "cpsat", "--lns", "--max-model-size", 1,
+                                            "--time-limit", "10"], codes=(0, 2))
+    empty = tmp / f"{family}_empty.json"
+    for cmd in (["bound", empty], ["solve", empty, "--time-limit", "3"], ["run", "online", empty]):
+        case(f"{cmd[0]} on an empty instance", cmd, codes=(0, 2))
+    if family == "okita":
+        huge = tmp / "okita_2011.json"
+        case("okita seed 2011 cpsat", ["solve", huge, "--method", "cpsat", "--time-limit", "5"], codes=(0, 2))
+        case("okita seed 2011 cpsat warm start", ["solve", huge, "--method", "cpsat", "--warm-start", "best",
+                                                  "--time-limit", "5"], codes=(0, 2))
+    return cases
+
+
+def prepare_new_surfaces(family: str, tmp: Path) -> None:
+    """Files the issue-31 cases read: another instance's result, an empty instance, okita's overflow case."""
+    other = api.generate(family, "small", seed=7)
+    api.run("online", other).save(str(tmp / f"{family}_other_result.json"))
+    d = api.generate(family, "small", seed=2).model_dump(mode="json")
+    d["tasks" if family == "tapfinger" else "jobs"] = []
+    (tmp / f"{family}_empty.json").write_text(json.dumps(d))
+    if family == "okita":
+        inst = api.generate("okita", "paper", seed=2011, jobs=2, servers=2)
+        (tmp / "okita_2011.json").write_text(json.dumps(inst.model_dump(mode="json")))
+
+
+def certify_lies(family: str, tmp: Path) -> list[dict]:
+    """Bounds a hair above the optimum (8e-5 relative, inside the old tolerance): ``validate --certify``
+    must never say certified. One on a solver result's bound, one on a bound result's number."""
+    inst = api.generate(family, "small", seed=0, jobs=4)
+    ipath = tmp / f"{family}_cert_instance.json"
+    ipath.write_text(json.dumps(inst.model_dump(mode="json")))
+    opt = api.solve(inst, method="cpsat", time_limit=60)
+    online = api.run("online", inst).to_dict()
+    b = api.bound(inst, time_limit=30).to_dict()
+    hair = float(opt.objective) * (1 + 8e-5) + 1e-3
+    out = []
+    for label, res in [("solver bound 8e-5 above the optimum", {**online, "algorithm": "cpsat",
+                                                                "status": "time_limit", "bound": hair}),
+                       ("bound result edited 8e-5 above the optimum", {**b, "bound": max(hair, b["bound"] or 0)})]:
+        f = tmp / f"{family}_cert_{len(out)}.json"
+        f.write_text(json.dumps(res))
+        out.append({"family": family, "kind": "certify-lie", "label": label, "instance": ipath, "result": f})
+    return out
+
+
 def _rename_job(res: dict, new_id: int) -> dict:
     res = copy.deepcopy(res)
     sched = res["schedule"]
@@ -298,6 +441,28 @@ def probe(case: dict, tmp: Path, timeout: float) -> list[dict]:
         rows.append({**case, "command": str(case["command_line"][0]), **r, "false_valid": validate and r["code"] == 0,
                      "bad_code": r["code"] != 2 or not err_lines or not err_lines[0].startswith("error: ")
                      or "ValidationError" in r["err"], "left_file": partial})
+        return rows
+    if case["kind"] == "issue31":
+        node = case["node"]
+        mode = os.lstat(node).st_mode if node is not None else None
+        r = edgeopt(case["command_line"], timeout)
+        err_lines = r["err"].strip().splitlines()
+        target = case["must_not_write"]
+        left = target is not None and r["code"] != 0 and target.exists()
+        clobbered = node is not None and (not os.path.lexists(node) or os.lstat(node).st_mode != mode)
+        slow = False
+        if case["wall_limit"] is not None and r["code"] == 0:
+            out = Path(case["command_line"][case["command_line"].index("-o") + 1])
+            slow = out.exists() and json.loads(out.read_text())["runtime_s"] > case["wall_limit"]
+        bad = r["code"] not in case["codes"] or (r["code"] == 2 and (
+            len(err_lines) != 1 or not err_lines[0].startswith("error: ")))
+        rows.append({**case, "command": str(case["command_line"][0]), **r, "false_valid": False, "bad_code": bad,
+                     "left_file": left, "clobbered": clobbered, "slow": slow})
+        return rows
+    if case["kind"] == "certify-lie":
+        r = edgeopt(["validate", case["instance"], case["result"], "--certify", "--time-limit", "60"], timeout)
+        rows.append({**case, "command": "validate --certify", **r, "false_valid": False,
+                     "false_certified": "certify: certified" in r["out"], "bad_code": r["code"] not in (1, 2)})
         return rows
     if case["kind"] == "lie":
         r = edgeopt(["validate", case["instance"], case["result"]], timeout)
@@ -342,6 +507,7 @@ def main() -> None:
     args = ap.parse_args()
     rng = random.Random(args.seed)
     random.seed(args.seed)
+    load_start = [round(x, 2) for x in os.getloadavg()]
     families = [s.name for s in api.families() if args.families is None or s.name in args.families.split(",")]
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
@@ -351,6 +517,9 @@ def main() -> None:
             cases += extreme_inputs(fam, rng, args.runs_per_kind, tmp)
             cases += lies(fam, rng, args.runs_per_kind, tmp)
             cases += hostile_files(fam, rng, args.hostile_per_family, tmp)
+            prepare_new_surfaces(fam, tmp)
+            cases += new_surfaces(fam, rng, tmp)
+            cases += certify_lies(fam, tmp)
         rows: list[dict] = []
         with cf.ThreadPoolExecutor(args.jobs) as pool:
             for res in pool.map(lambda c: probe(c, tmp, args.timeout), cases):
@@ -361,6 +530,7 @@ def main() -> None:
         r.pop("result", None)
         r.pop("must_not_write", None)
         r.pop("command_line", None)
+        r.pop("node", None)
     summary = {
         "families": families,
         "inputs_tried": len(cases),
@@ -373,16 +543,24 @@ def main() -> None:
         "memory_above_2gb": sum(r["peak_mb"] > MEMORY_LIMIT_MB for r in rows),
         "max_peak_mb": round(max(r["peak_mb"] for r in rows), 1),
         "hostile_inputs": sum(c["kind"] == "hostile" for c in cases),
+        "issue31_cases": sum(c["kind"] in ("issue31", "certify-lie") for c in cases),
+        "false_certified": sum(bool(r.get("false_certified")) for r in rows),
+        "outputs_clobbered": sum(bool(r.get("clobbered")) for r in rows),
+        "load_average_start": load_start,
+        "load_average_end": [round(x, 2) for x in os.getloadavg()],
         "slow_solves": sum(bool(r.get("slow")) for r in rows),
         "killed_by_signal": sum(1 for r in rows if isinstance(r["code"], int) and r["code"] < 0),
         "max_solve_wall_s": round(max((r["wall"] for r in rows if r["command"].startswith("solve")), default=0), 2),
     }
+    answers = [{k: r[k] for k in ("family", "label", "code")} | {"err": r["err"].strip()[-200:]}
+               for r in rows if r["kind"] in ("issue31", "certify-lie")]
     problems = [{k: r[k] for k in ("family", "kind", "label", "command", "code", "err")} for r in rows
                 if r["traceback"] or r["hang"] or r["false_valid"] or r["bad_code"] or r.get("left_file")
+                or r.get("false_certified") or r.get("clobbered")
                 or r["peak_mb"] > MEMORY_LIMIT_MB
                 or r.get("slow") or (isinstance(r["code"], int) and r["code"] < 0)]
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps({"summary": summary, "problems": problems}, indent=2, default=str,
+    args.out.write_text(json.dumps({"summary": summary, "problems": problems, "issue31_answers": answers}, indent=2, default=str,
                                    allow_nan=False) if all(math.isfinite(r["wall"]) for r in rows) else "{}")
     print(json.dumps(summary, indent=2))
     for p in problems[:40]:
