@@ -5,7 +5,7 @@ tests/test_cli_catalog.py fails when it differs from what the registry reports.
 
 FAMILIES = ('edgecloud', 'hetero', 'tapfinger', 'preemptive', 'okita')
 
-SOURCES_SHA256 = 'c87f94f2b50f5be0cc97f5bb1bb925895935c634a7d9cf1c0ceb707a424fcee4'
+SOURCES_SHA256 = '001eb0da18301b9675436d620c89e913b69c90743dd7f266f3347c97845be46c'
 
 GUARDS = [{'algorithms': ['online', 'vanilla_marl'],
   'family': 'tapfinger',

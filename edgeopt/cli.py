@@ -747,6 +747,7 @@ def sweep(
     Ctrl-C or SIGTERM stops the sweep (exit 130 / 143); with --store every finished instance is kept.
     On a SLURM cluster, start Dask workers with dask-jobqueue and pass --address (docs/sweeps.md).
     """
+    from edgeopt.core.limits import check_work_limit
     from edgeopt.sweep import (
         MAX_POINTS,
         SweepPoint,
@@ -759,7 +760,6 @@ def sweep(
         run_sweep,
         summarise,
     )
-    from edgeopt.core.limits import check_work_limit
 
     check_work_limit(work_limit)
 

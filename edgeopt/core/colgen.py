@@ -180,7 +180,6 @@ def price_time_indexed(rel: TimeIndexedRelaxation, pi: np.ndarray, buckets: np.n
     prefix = np.concatenate([np.zeros((R, 1)), np.cumsum(pi, axis=1)], axis=1)
     row_mass = prefix[:, -1]
     pmax = pi.max(axis=1) if T else np.zeros(R)
-    tt = np.arange(T)
     best, margin = [], 0.0
     for j, jm in enumerate(rel.jobs):
         if deadline is not None:
@@ -189,10 +188,7 @@ def price_time_indexed(rel: TimeIndexedRelaxation, pi: np.ndarray, buckets: np.n
             raise ValueError(f"job {j} has no column")
         used = np.flatnonzero(jm.run.any(axis=0))  # window sums only for the rows the job uses
         if buckets is None:
-            sums, ends = _window_sums(prefix[used], jm.duration, T)
-            cost = np.einsum("kr,rkt->kt", jm.run[:, used], sums) + jm.at_start @ pi
-            cost += jm.weight * ends + jm.offset + jm.extra[:, None]
-            cost[(tt[None, :] < jm.earliest[:, None]) | (ends > jm.latest)] = np.inf
+            cost = _priced_columns(jm, prefix, pi, T)
             k, t = np.unravel_index(int(np.argmin(cost)), cost.shape)
         else:
             lo, hi = jm.earliest, jm.latest - jm.duration  # start range per mode
@@ -210,11 +206,68 @@ def price_time_indexed(rel: TimeIndexedRelaxation, pi: np.ndarray, buckets: np.n
         if not math.isfinite(v):
             raise ValueError(f"job {j} has no column")
         best.append(((int(k), int(t)), v))
-        # prefix sums (T additions), the window difference, R products and sums, the cost terms
-        scale = (abs(jm.weight) * (T + float(jm.duration.max())) + abs(jm.offset) + float(np.abs(jm.extra).max())
-                 + float(jm.run.max(axis=0) @ (2.0 * row_mass)) + float(jm.at_start.max(axis=0) @ pmax))
-        margin += 4.0 * _gamma(T + 2 * R + 8) * scale
+        margin += _job_error(jm, T, R, row_mass, pmax)
     return best, margin
+
+
+def _priced_columns(jm: JobModes, prefix: np.ndarray, pi: np.ndarray, T: int) -> np.ndarray:
+    """``[K, T]``: the priced cost of every column (k, t) of one job at prices ``pi`` (``prefix``: their
+    prefix sums per row); ``inf`` where (k, t) is no column (before its earliest start, past its latest end)."""
+    used = np.flatnonzero(jm.run.any(axis=0))  # window sums only for the rows the job uses
+    sums, ends = _window_sums(prefix[used], jm.duration, T)
+    cost = np.einsum("kr,rkt->kt", jm.run[:, used], sums) + jm.at_start @ pi
+    cost += jm.weight * ends + jm.offset + jm.extra[:, None]
+    cost[(np.arange(T)[None, :] < jm.earliest[:, None]) | (ends > jm.latest)] = np.inf
+    return cost
+
+
+def _job_error(jm: JobModes, T: int, R: int, row_mass: np.ndarray, pmax: np.ndarray) -> float:
+    """A bound on the float rounding error of any one priced cost of the job (`_priced_columns`)."""
+    # prefix sums (T additions), the window difference, R products and sums, the cost terms
+    scale = (abs(jm.weight) * (T + float(jm.duration.max())) + abs(jm.offset) + float(np.abs(jm.extra).max())
+             + float(jm.run.max(axis=0) @ (2.0 * row_mass)) + float(jm.at_start.max(axis=0) @ pmax))
+    return 4.0 * _gamma(T + 2 * R + 8) * scale
+
+
+@dataclasses.dataclass
+class ReducedCosts:
+    """The Lagrangian reduced costs of every column at one price vector (`reduced_costs`).
+
+    For a feasible choice of one column c_j per job, its cost is at least ``value + rc[j][c_j]`` for
+    every single job j (the other jobs' reduced costs are >= 0): the basis of reduced-cost fixing.
+    """
+
+    value: float
+    rc: list[np.ndarray]
+    error: np.ndarray
+
+
+def reduced_costs(rel: TimeIndexedRelaxation, pi: Any) -> ReducedCosts:
+    """L(pi) (safe, as `lagrangian`) and per job the ``[K, T]`` reduced costs ``rc[j][k, t]`` = priced cost of
+    column (k, t) minus the job's cheapest priced column (``inf`` where (k, t) is no column), with
+    ``error[j]``, a bound on the float rounding error of every ``rc[j]`` entry.
+
+    Why it bounds: for prices pi >= 0 and any choice (c_1, ..., c_n) that satisfies the capacity rows,
+    sum_j cost(c_j) >= sum_j priced(c_j) - sum capacity * pi = L(pi) + sum_j rc_j(c_j) >= L(pi) + rc_j(c_j).
+    So a column with L(pi) + rc > UB is in no choice of cost <= UB (Fisher 1981; reduced-cost fixing).
+    Prices are clipped to finite values >= 0 first, as in `lagrangian`.
+    """
+    R, T = rel.n_rows, rel.horizon
+    pi = np.maximum(np.nan_to_num(np.asarray(pi, dtype=float).reshape(R, T), nan=0.0, posinf=0.0, neginf=0.0), 0.0)
+    value = lagrangian(rel, pi).value
+    prefix = np.concatenate([np.zeros((R, 1)), np.cumsum(pi, axis=1)], axis=1)
+    row_mass = prefix[:, -1]
+    pmax = pi.max(axis=1) if T else np.zeros(R)
+    rc, err = [], []
+    for jm in rel.jobs:
+        cost = _priced_columns(jm, prefix, pi, T)
+        low = float(cost.min()) if cost.size else math.inf
+        if not math.isfinite(low):
+            raise ValueError("a job has no column")
+        rc.append(cost - low)
+        e = _job_error(jm, T, R, row_mass, pmax)
+        err.append(2.0 * e + 4.0 * UNIT_ROUNDOFF * float(np.abs(cost[np.isfinite(cost)]).max()))
+    return ReducedCosts(value, rc, np.array(err))
 
 
 def column_time_indexed(rel: TimeIndexedRelaxation, j: int, key: Any) -> tuple[float, np.ndarray, np.ndarray]:

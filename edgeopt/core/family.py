@@ -11,19 +11,13 @@ import pydantic
 
 from edgeopt.core.errors import InputError
 from edgeopt.core.jsonio import sha256_of, to_json_text
+from edgeopt.core.registry import exact_method_names, registered
 from edgeopt.core.result import Result, Status
+from edgeopt.core.specs import add_spec
 from edgeopt.core.validation import Violation
 from edgeopt.core.views import GanttBar, JobRow, UsageSeries
 
 #: Every `FamilySpec` built so far, by name: a family registers itself when its package is imported.
-_SPECS: dict[str, FamilySpec] = {}
-
-
-def spec_named(name: str) -> FamilySpec:
-    """The `FamilySpec` called ``name``, once its package is imported (InputError otherwise)."""
-    if name not in _SPECS:
-        raise InputError("family", f"family {name!r} is not loaded (import edgeopt.{name} or use edgeopt.api)")
-    return _SPECS[name]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -70,9 +64,11 @@ class FamilySpec:
     job_ids: Callable[[Any], list[int]] | None = None
     listed_jobs: Callable[[Any], tuple[list[int], list[int] | None]] | None = None
     limits: Mapping[str, int] = dataclasses.field(default_factory=dict)
+    from_trace: Callable[..., Any] | None = None
+    trace_options: Sequence[str] = ()
 
     def __post_init__(self) -> None:
-        _SPECS[self.name] = self  # so the core finds a family's adapters by name (`spec_named`)
+        add_spec(self)  # so the core finds a family's adapters by name (`edgeopt.core.specs.spec_named`)
 
     def ids_of_jobs(self, instance: Any) -> list[int]:
         """Every job id of ``instance`` (the family's `job_ids` adapter; ``instance.jobs`` positions otherwise)."""
@@ -176,8 +172,6 @@ class FamilySpec:
         return out
 
     def _check_claims(self, instance: pydantic.BaseModel, result: Result) -> list[Violation]:
-        from edgeopt.core.registry import exact_method_names, registered
-
         out: list[Violation] = []
         ids = set(self.ids_of_jobs(instance))
         n_jobs = len(ids)
@@ -378,8 +372,6 @@ def _data_path(data: Any, loc: tuple) -> list:
 
 def _complete_by_some_algorithm(spec: FamilySpec, instance: pydantic.BaseModel) -> str | None:
     """The name of a (non-relaxed) registered algorithm that schedules every job validly, if any."""
-    from edgeopt.core.registry import registered
-
     for name, algo in registered(spec.name).items():
         if algo.relaxed:
             continue

@@ -17,6 +17,7 @@ from typing import Any
 
 from edgeopt.core import jsonio
 from edgeopt.core.errors import InputError
+from edgeopt.core.specs import spec_named
 
 
 class Status(enum.StrEnum):
@@ -170,8 +171,7 @@ class Result:
             spec: the family's `FamilySpec` (its ``job_rows`` adapter); default: the loaded family
                 named ``self.family`` (loaded, since ``instance`` is one of its instances).
         """
-        from edgeopt.core.family import spec_named
-        from edgeopt.core.tables import result_frame
+        from edgeopt.core.tables import result_frame  # pandas, loaded only by those who want frames
 
         return result_frame(spec if spec is not None else spec_named(self.family), instance, self)
 

@@ -83,6 +83,7 @@ from edgeopt.core import (
 from edgeopt.core.maxweight import max_weight_batch
 from edgeopt.edgecloud.instance import Instance, Job, duration_slots, durations
 from edgeopt.edgecloud.schedule import JobRun, Schedule
+from edgeopt.edgecloud.spec import FAMILY
 from edgeopt.edgecloud.state import make_ledger, reserve_run
 
 INF = math.inf
@@ -649,8 +650,6 @@ class OnlineScheduler(OnlinePolicy[Job]):
 def finish(instance: Instance, name: str, runs: dict[int, JobRun], runtime_s: float,
            extra: dict[str, Any] | None = None, **schedule_fields: Any) -> Result:
     """Wrap runs into a `Schedule` and `Result` (jobs without a run are rejected)."""
-    from edgeopt.edgecloud import FAMILY
-
     rejected = [j.id for j in instance.jobs if j.id not in runs]
     sched = Schedule(jobs=[runs[j] for j in sorted(runs)], rejected=rejected, **schedule_fields)
     return FAMILY.algorithm_result(instance, name, sched, runtime_s, rejected=rejected, extra=extra)

@@ -48,6 +48,7 @@ import numpy as np
 from edgeopt.core import CapacityLedger, OnlinePolicy, Result, register, run_online, stopwatch
 from edgeopt.hetero.instance import Instance, Job, ideal_config, min_duration
 from edgeopt.hetero.schedule import JobSchedule, Schedule
+from edgeopt.hetero.spec import FAMILY
 
 EPS = 1e-9
 
@@ -324,8 +325,6 @@ class TiresiasScheduler(_SlotScheduler):
 
 
 def _run(instance: Instance, name: str, policy: _SlotScheduler, extra: dict) -> Result:
-    from edgeopt.hetero import FAMILY
-
     with stopwatch() as el:
         late = run_online(policy, instance.jobs, instance.horizon)
         started = policy.started

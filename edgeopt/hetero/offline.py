@@ -48,6 +48,7 @@ from edgeopt.core.listsched import best_of_passes, sweep
 from edgeopt.hetero.instance import Instance, Job
 from edgeopt.hetero.mincost import Configs, Placement, PricedWindow, job_configs, search
 from edgeopt.hetero.schedule import Schedule
+from edgeopt.hetero.spec import FAMILY
 
 RULES = ("completion", "footprint")
 ORDERS = ("smith", "slack", "arrival")
@@ -145,8 +146,6 @@ def offline_fill(instance: Instance, *, seed: int = 0, repairs: int = 3, sweeps:
         sweeps: at most this many improvement sweeps over the chosen pass (each job re-placed at its earliest completion with the others fixed).
     """
     from edgeopt.core import InputError
-    from edgeopt.hetero import FAMILY
-
     for name, value in (("repairs", repairs), ("sweeps", sweeps)):
         if value < 0:
             raise InputError(name, f"must be >= 0, got {value}")

@@ -110,6 +110,7 @@ from edgeopt.hetero.mincost import (
     search,
 )
 from edgeopt.hetero.schedule import Schedule
+from edgeopt.hetero.spec import FAMILY
 
 __all__ = [
     "Decision",
@@ -520,8 +521,6 @@ def online_every_slot(instance: Instance, *, seed: int = 0, F: float | None = No
 def _run_online(instance: Instance, name: str, *, F: float | None, stretch: float, window: Window,
                 order: Order, every_slot: bool) -> Result:
     from edgeopt.core import InputError
-    from edgeopt.hetero import FAMILY
-
     if stretch < 1:
         raise InputError("stretch", f"must be >= 1, got {stretch}")
     if window not in ("tau", "alpha_tau"):

@@ -47,6 +47,7 @@ from edgeopt.core import CapacityLedger, InputError, OnlinePolicy, Result, regis
 from edgeopt.hetero.baselines import EPS, _copies, colocated_server, distributed_placement, place
 from edgeopt.hetero.instance import WORK_RTOL, Instance, Job, ideal_config, rate
 from edgeopt.hetero.schedule import JobSchedule, Schedule, Segment
+from edgeopt.hetero.spec import FAMILY
 
 
 @dataclasses.dataclass
@@ -337,8 +338,6 @@ def _overhead_slots(instance: Instance, overhead_s: float) -> float:
 
 
 def _run(instance: Instance, name: str, policy: _PreemptiveScheduler, extra: dict) -> Result:
-    from edgeopt.hetero import FAMILY
-
     with stopwatch() as el:
         late = run_online(policy, instance.jobs, instance.horizon)
         rejected = sorted({int(x) for x in late} | {j.id for j in policy.active})

@@ -64,6 +64,7 @@ from edgeopt.okita.placement import (
     workload,
 )
 from edgeopt.okita.schedule import Schedule, SlotEntry, entry, group_entries, objective_parts
+from edgeopt.okita.spec import FAMILY
 
 BETAS = (1.0, 1.0, 1.0)
 
@@ -174,8 +175,6 @@ def fifo(instance: Instance, *, seed: int = 0) -> Result:
     Args:
         seed: seeds the draw of each job's fixed worker count in [1, 0.5 A_i(a_i)].
     """
-    from edgeopt.okita import FAMILY
-
     with stopwatch() as el:
         rng = np.random.default_rng(seed)
         fs = FixedScheduler(instance)
@@ -231,8 +230,6 @@ def drf(instance: Instance, *, seed: int = 0) -> Result:
     Args:
         seed: unused (deterministic).
     """
-    from edgeopt.okita import FAMILY
-
     with stopwatch() as el:
         fs = FixedScheduler(instance)
         total_C = fs.C.sum(axis=0)
@@ -430,8 +427,6 @@ def oasis_latency(instance: Instance, *, seed: int = 0) -> Result:
     Args:
         seed: unused (deterministic).
     """
-    from edgeopt.okita import FAMILY
-
     with stopwatch() as el:
         sch = OasisScheduler(instance)
         schedule = sch.run()

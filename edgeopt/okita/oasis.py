@@ -59,6 +59,7 @@ from edgeopt.okita.baselines import OasisScheduler
 from edgeopt.okita.instance import Instance
 from edgeopt.okita.placement import JobArrays
 from edgeopt.okita.schedule import objective_parts
+from edgeopt.okita.spec import FAMILY
 
 #: Bao et al.'s scaling factor eta in L^k = (1 / (4 eta)) * (smallest utility per unit of time and resource).
 ETA = 1.0
@@ -130,8 +131,6 @@ def oasis(instance: Instance, *, seed: int = 0, eta: float = ETA) -> Result:
         seed: unused (deterministic).
         eta: Bao et al.'s scaling factor of the lowest price L = (smallest utility per unit) / (4 eta).
     """
-    from edgeopt.okita import FAMILY
-
     with stopwatch() as el:
         sch = OasisPrimalDual(instance, eta=eta)
         schedule = sch.run()

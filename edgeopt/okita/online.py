@@ -58,6 +58,7 @@ from edgeopt.okita.placement import (
     workload,
 )
 from edgeopt.okita.schedule import Schedule, SlotEntry, entry, group_entries, objective_parts
+from edgeopt.okita.spec import FAMILY
 
 DelayRule = Literal["listing", "tentative"]
 PiecewisePriority = Literal["step", "literal", "off"]
@@ -234,8 +235,6 @@ def online(instance: Instance, *, seed: int = 0, alpha1: float = 1.0, alpha2: fl
         delay_rule: how line 17 prices a delay: listing (literal) or tentative (keeps the tentative placement's bandwidth).
         piecewise_priority: Sec. V-C's priority for piecewise costs: step (our reading), literal, or off (eq. 4).
     """
-    from edgeopt.okita import FAMILY
-
     with stopwatch() as el:
         sch = OkitaScheduler(instance, alpha1=alpha1, alpha2=alpha2, betas=(beta1, beta2, beta3),
                              delay_rule=delay_rule, piecewise_priority=piecewise_priority)

@@ -12,31 +12,10 @@ elastic SRTF / Tiresias-L variants that are not the paper's).
 
 from __future__ import annotations
 
-from edgeopt.core import FamilySpec
-from edgeopt.core.family import ids_of_jobs_list, jobs_and_rejected, model_limits
-from edgeopt.preemptive import views as _views
-from edgeopt.preemptive.instance import PRESETS, Instance, generate
-from edgeopt.preemptive.schedule import Schedule, fractional_flow_time, objective, validate
-
-FAMILY = FamilySpec(
-    name="preemptive",
-    paper="Wang et al., Preemptive Scheduling for Distributed Machine Learning Jobs in Edge-Cloud Networks (IEEE JSAC 2022)",
-    instance_type=Instance,
-    schedule_type=Schedule,
-    generate=generate,
-    presets=PRESETS,
-    validate=validate,
-    objective=objective,
-    objective_name="total JCT sum_j (c_j - r_j)",
-    gantt=_views.gantt,
-    usage=_views.usage,
-    job_rows=_views.job_rows,
-    job_ids=ids_of_jobs_list,
-    listed_jobs=jobs_and_rejected,
-    limits=model_limits(Instance, jobs="jobs", servers="servers", horizon="horizon"),
-)
-
 # Importing the algorithm modules registers them.
 from edgeopt.preemptive import baselines, online  # noqa: F401
+from edgeopt.preemptive.instance import Instance, generate
+from edgeopt.preemptive.schedule import Schedule, fractional_flow_time, objective, validate
+from edgeopt.preemptive.spec import FAMILY
 
 __all__ = ["FAMILY", "Instance", "Schedule", "fractional_flow_time", "generate", "objective", "validate"]

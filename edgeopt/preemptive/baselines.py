@@ -55,6 +55,7 @@ from edgeopt.preemptive.gang import GangJob, GangPolicy
 from edgeopt.preemptive.instance import Instance, Job
 from edgeopt.preemptive.online import FAMILY_NAME, assign_ps, run_greedy
 from edgeopt.preemptive.schedule import ChunkRun, JobSchedule, Schedule, count_preemptions, job_preemptions
+from edgeopt.preemptive.spec import FAMILY
 from edgeopt.preemptive.storage import StorageBook
 
 
@@ -68,8 +69,6 @@ def online_edge(instance: Instance, *, seed: int = 0, speed: float = 1.0) -> Any
 
 def _finish(instance: Instance, name: str, policy: Any, late: list[Any], seed: int, runtime: list[float],
             extra: dict[str, Any] | None = None) -> Any:
-    from edgeopt.preemptive import FAMILY
-
     rejected = sorted(set(policy.rejected) | {int(j) for j in late} | set(getattr(policy, "unfinished", list)()))
     runs: dict[int, list[ChunkRun]] = {}
     for (j, d), slots in sorted(policy.slots.items()):

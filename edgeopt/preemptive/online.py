@@ -75,6 +75,7 @@ from edgeopt.preemptive.schedule import (
     count_preemptions,
     job_preemptions,
 )
+from edgeopt.preemptive.spec import FAMILY
 
 FAMILY_NAME = "preemptive"
 
@@ -447,8 +448,6 @@ def assign_ps(
 
 def run_greedy(instance: Instance, *, seed: int, speed: float, use_cloud: bool, name: str) -> Any:
     """A_online with or without the cloud; returns the family Result with duals and preemption counts."""
-    from edgeopt.preemptive import FAMILY
-
     if not speed > 0 or not math.isfinite(speed):
         raise InputError("speed", f"must be a finite number > 0, got {speed}")
     with stopwatch() as el:

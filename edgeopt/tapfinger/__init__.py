@@ -13,43 +13,14 @@ installed; without it ``ONLINE_PENDING`` says so.
 
 from __future__ import annotations
 
-from edgeopt.core import FamilySpec
-from edgeopt.core.family import model_limits
-from edgeopt.tapfinger.instance import PRESETS, Instance, generate
-from edgeopt.tapfinger.schedule import Schedule, gantt, job_rows, objective, usage, validate
+from edgeopt.tapfinger.instance import Instance, generate
+from edgeopt.tapfinger.schedule import Schedule, objective, validate
+from edgeopt.tapfinger.spec import FAMILY
 
 #: Set when the paper's algorithm (the learned policy, ``online``) cannot be registered: the rl
 #: extra (torch, torch-geometric, safetensors) is missing. None once ``online`` is registered.
 ONLINE_PENDING: str | None = "the learned policy needs the rl extra: pip install -e '.[rl]'"
 
-def task_ids(instance: Instance) -> list[int]:
-    """Every task id (ids equal positions in ``tasks``)."""
-    return [int(t.id) for t in instance.tasks]
-
-
-def listed_tasks(schedule: Schedule) -> tuple[list[int], None]:
-    """The placed tasks; a tapfinger schedule has no rejected list (a partial result's ``extra`` holds it)."""
-    return [int(p.task) for p in schedule.placements], None
-
-
-FAMILY = FamilySpec(
-    name="tapfinger",
-    paper="Li, Zeng, Zhang, Duan, Wu, TapFinger: Task Placement and Fine-Grained Resource Allocation "
-          "for Edge Machine Learning (IEEE INFOCOM 2023)",
-    instance_type=Instance,
-    schedule_type=Schedule,
-    generate=generate,
-    presets=PRESETS,
-    validate=validate,
-    objective=objective,
-    objective_name="total completion time sum_j (end_j - arrival_j)",
-    gantt=gantt,
-    usage=usage,
-    job_rows=job_rows,
-    job_ids=task_ids,
-    listed_jobs=listed_tasks,
-    limits=model_limits(Instance, jobs="tasks", servers="clusters", clusters="clusters", horizon="horizon"),
-)
 
 # Importing the algorithm module registers the baselines (edgeopt.core.register).
 from edgeopt.tapfinger import baselines  # noqa: F401

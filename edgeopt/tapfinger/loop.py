@@ -17,6 +17,7 @@ import numpy as np
 from edgeopt.core import ModelError, Result, progress
 from edgeopt.tapfinger.env import TapFingerEnv
 from edgeopt.tapfinger.instance import Instance
+from edgeopt.tapfinger.spec import FAMILY
 
 
 @dataclasses.dataclass
@@ -64,8 +65,6 @@ def run_episode(instance: Instance, policy: Policy, *, seed: int = 0) -> tuple[T
 
 def run_policy(instance: Instance, policy: Policy, algorithm: str, *, seed: int = 0) -> Result:
     """Run ``policy`` through the environment and return its validated result."""
-    from edgeopt.tapfinger import FAMILY
-
     t0 = time.perf_counter()
     env, stats = run_episode(instance, policy, seed=seed)
     runtime = time.perf_counter() - t0

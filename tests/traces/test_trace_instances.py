@@ -10,7 +10,8 @@ import pytest
 from edgeopt import api, traces
 from edgeopt.cli import main
 from edgeopt.core import InputError
-from edgeopt.traces.instances import factor_work, from_trace
+from edgeopt.core.tracemap import factor_work
+from edgeopt.traces.instances import from_trace
 
 FAMILIES = ("edgecloud", "hetero", "preemptive", "okita", "tapfinger")
 import os

@@ -1,0 +1,42 @@
+"""The edgecloud family as the core sees it: its `FamilySpec` (``FAMILY``).
+
+Kept apart from the package's ``__init__`` (which imports the algorithm modules to register them) so
+that those modules can import ``FAMILY`` at their top without a cycle.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from edgeopt.core import FamilySpec
+from edgeopt.core.family import ids_of_jobs_list, jobs_and_rejected, model_limits
+from edgeopt.edgecloud import views as _views
+from edgeopt.edgecloud.instance import PRESETS, Instance, generate
+from edgeopt.edgecloud.schedule import Schedule, objective, validate
+
+
+def _from_trace(*args: Any, **kwargs: Any) -> Any:
+    """`edgeopt.edgecloud.trace.from_trace`, imported on first use (it loads pandas, which a plain run never needs)."""
+    from edgeopt.edgecloud.trace import from_trace
+
+    return from_trace(*args, **kwargs)
+
+
+FAMILY = FamilySpec(
+    name="edgecloud",
+    paper="She, Wang, Zhou, Tian: Online Scheduling of Machine Learning Jobs in Edge-Cloud Networks",
+    instance_type=Instance,
+    schedule_type=Schedule,
+    generate=generate,
+    presets=PRESETS,
+    validate=validate,
+    objective=objective,
+    objective_name="total job completion time sum_j (c_j - a_j) [slots]",
+    gantt=_views.gantt,
+    usage=_views.usage,
+    job_rows=_views.job_rows,
+    job_ids=ids_of_jobs_list,
+    listed_jobs=jobs_and_rejected,
+    limits=model_limits(Instance, jobs="jobs", servers="servers", horizon="horizon"),
+    from_trace=_from_trace,
+)
