@@ -44,8 +44,8 @@ def exact_summary(method: str) -> str:
 def registry_rows(families: Sequence[str]) -> list[dict[str, Any]]:
     """The listing of ``families`` as the registry reports it (imports the families): every registered
     algorithm, then every exact model, as plain JSON values (tuples as lists)."""
-    from edgeopt import api
     from edgeopt.core.jsonio import dumps
+    from edgeopt.services import lookup as api  # the names of edgeopt.api, from the layer below it
 
     rows: list[dict[str, Any]] = [
         {"family": name, "algorithm": algo.name, "kind": algo.kind, "relaxed": algo.relaxed,
@@ -64,7 +64,7 @@ def rows(family: str | None = None) -> list[dict[str, Any]]:
     cached = cached_rows(family)
     if cached is not None:
         return cached
-    from edgeopt import api
+    from edgeopt.services import lookup as api  # the names of edgeopt.api, from the layer below it
 
     names = [s.name for s in api.families()] if family is None else [api.family(family).name]
     return registry_rows(names)
@@ -135,8 +135,8 @@ def generate() -> str:
     """The text of `edgeopt._catalog_data`, from the registry (every family imported, no plug-in)."""
     import pprint
 
-    from edgeopt import api
     from edgeopt.families import FAMILY_NAMES
+    from edgeopt.services import lookup as api  # the names of edgeopt.api, from the layer below it
 
     missing = {name: api.unavailable_algorithms(name) for name in FAMILY_NAMES if api.unavailable_algorithms(name)}
     if missing:

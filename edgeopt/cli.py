@@ -30,39 +30,31 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 
-
-class _Lazy:
-    """A module (or one of its names) imported on first use, so that ``edgeopt --version``, ``--help``
-    and commands that need no family start without importing the families, numpy, scipy or Pyomo
-    (benchmarks/cli_startup.py measures it)."""
-
-    def __init__(self, module: str, name: str | None = None) -> None:
-        self._where = (module, name)
-
-    def _target(self) -> Any:
-        import importlib
-
-        module, name = self._where
-        mod = importlib.import_module(module)
-        return mod if name is None else getattr(mod, name)
-
-    def __getattr__(self, attr: str) -> Any:
-        return getattr(self._target(), attr)
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self._target()(*args, **kwargs)
-
-
-api: Any = _Lazy("edgeopt.api")
-InputError: Any = _Lazy("edgeopt.core.errors", "InputError")
-Result: Any = _Lazy("edgeopt.core.result", "Result")
-dumps: Any = _Lazy("edgeopt.core.jsonio", "dumps")
-write_json: Any = _Lazy("edgeopt.core.jsonio", "write_json")
-check_output_path: Any = _Lazy("edgeopt.core.jsonio", "check_output_path")
-set_max_input_bytes: Any = _Lazy("edgeopt.core.jsonio", "set_max_input_bytes")
-Table: Any = _Lazy("rich.table", "Table")
+from edgeopt.commands.common import (  # noqa: F401 - the names the commands below share
+    METHOD_HELP,
+    PRESET_HELP,
+    InputError,
+    MaxInputBytes,
+    OutFile,
+    Result,
+    Seed,
+    Table,
+    WorkLimit,
+    _family_options,
+    _fmt,
+    _Lazy,
+    _plain,
+    _print_json,
+    _set_input_cap,
+    api,
+    check_output_path,
+    dumps,
+    err,
+    out,
+    set_max_input_bytes,
+    write_json,
+)
 
 
 def _preset_help() -> str:
@@ -72,9 +64,6 @@ def _preset_help() -> str:
     return f"Generator preset; the family's first is the default ({listing})."
 
 
-PRESET_HELP = "Generator preset; the family's first is the default (`edgeopt generate --help` lists them)."
-METHOD_HELP = ("Exact model: milp (Pyomo + HiGHS) or cpsat (OR-Tools CP-SAT); `edgeopt algorithms FAMILY` "
-               "lists a family's exact models.")
 
 app = typer.Typer(
     name="edgeopt",
@@ -84,27 +73,6 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
-# Piped output (logs, CI) gets a fixed width wide enough that tables keep names whole.
-out = Console(highlight=False, width=None if sys.stdout.isatty() else 110)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
-
-WorkLimit = Annotated[float | None, typer.Option(
-    "--work-limit", help="Also stop the exact solver after this much deterministic work (CP-SAT deterministic "
-    "seconds; 100 HiGHS nodes a unit): unlike --time-limit, the same result on any machine at any load.")]
-OutFile = Annotated[Path | None, typer.Option("-o", "--output", help="Write the result/instance JSON here.")]
-
-
-def _set_input_cap(value: int | None) -> int | None:
-    if value is not None:
-        set_max_input_bytes(value)  # InputError (exit 2) for a value < 1
-    return value
-
-
-MaxInputBytes = Annotated[int | None, typer.Option(
-    "--max-input-bytes", callback=_set_input_cap,
-    help="Refuse input files larger than this many bytes before reading them (default 64 MiB, "
-         "after gzip decompression).")]
-Seed = Annotated[int, typer.Option("--seed", help="Random seed (same seed, same output).")]
 
 
 def _progress_status(message: str) -> Any:
@@ -159,15 +127,6 @@ def _root(
     """Schedule distributed ML training jobs on edge-cloud networks and ML clusters."""
 
 
-def _print_json(obj: Any) -> None:
-    """Machine-readable output on stdout (one JSON document)."""
-    sys.stdout.write(dumps(obj))
-
-
-def _fmt(x: float | None, digits: int = 6) -> str:
-    if x is None:
-        return "-"
-    return f"{x:.{digits}g}"
 
 
 def _options_help() -> str:
@@ -207,7 +166,7 @@ def generate(
     Options of the family's own generator follow as ``--name VALUE`` (listed below).
     """
     if trace is not None or machines is not None or window is not None or cluster is not None:
-        from edgeopt.traces.cli import generate_from_trace
+        from edgeopt.commands.traces import generate_from_trace
 
         generate_from_trace(family, output, trace, machines, window, cluster, jobs, servers, seed,
                             preset, horizon, ctx.args)
@@ -234,22 +193,6 @@ def _check_generate_options(family: str, options: dict[str, str]) -> None:
                                   f"(options: {', '.join(common)}; {family}'s own: {', '.join(own) or 'none'})")
 
 
-def _family_options(args: list[str]) -> dict[str, str]:
-    """``['--arrival-rate', '4', '--cost=linear']`` -> ``{'arrival_rate': '4', 'cost': 'linear'}``."""
-    out: dict[str, str] = {}
-    k = 0
-    while k < len(args):
-        arg = args[k]
-        if not arg.startswith("--") or len(arg) == 2:
-            raise InputError("arguments", f"unexpected argument {arg!r} (family options are --name VALUE)")
-        name, eq, value = arg[2:].partition("=")
-        if not eq:
-            if k + 1 == len(args):
-                raise InputError(name.replace("-", "_"), f"--{name} needs a value")
-            value, k = args[k + 1], k + 1
-        out[name.replace("-", "_")] = value
-        k += 1
-    return out
 
 
 @app.command("algorithms")
@@ -339,7 +282,7 @@ def validate(
     max_input_bytes: MaxInputBytes = None,
 ) -> None:
     """Check RESULT against INSTANCE: exit 0 if valid, 1 with the violations listed (or a claim --certify refutes)."""
-    from edgeopt import certify as certification
+    from edgeopt.solving import certify as certification
 
     inst = api.load(instance)
     spec = api.family_of(inst)
@@ -661,8 +604,8 @@ def _variant_labels(family: str, algorithms: str, grid: list[str] | None) -> lis
 
     Grids of one algorithm multiply: their product is counted before it is built, and more variants than
     a sweep has cells are refused (InputError naming ``grid``)."""
+    from edgeopt.services.variants import parse_grid, parse_list, resolve
     from edgeopt.sweep import MAX_CELLS
-    from edgeopt.variants import parse_grid, parse_list, resolve
 
     sizes: dict[str, int] = {}
     for text in grid or []:
@@ -862,11 +805,6 @@ def _emit(result: Result, output: Path | None) -> None:
         sys.stdout.write(result.to_json())
 
 
-def _plain(text: str) -> str:
-    """``text`` shown as written in a rich table: ``online[order=density]`` is a variant, not markup."""
-    from rich.markup import escape
-
-    return escape(text)
 
 
 def _kind_label(kind: str, relaxed: bool) -> str:
@@ -968,7 +906,7 @@ def _is_model_error(exc: BaseException) -> bool:
     errors = sys.modules.get("edgeopt.core.errors")
     return errors is not None and isinstance(exc, errors.ModelError)
 
-from edgeopt.traces import cli as _traces_cli
+from edgeopt.commands import traces as _traces_cli
 
 app.command("download-trace")(_traces_cli.download_trace)
 app.command("trace-stats")(_traces_cli.trace_stats)
@@ -977,7 +915,7 @@ app.command("trace-stats")(_traces_cli.trace_stats)
 #: The arguments of the running command (for the line that resumes an interrupted sweep).
 _ARGV: list[str] = []
 
-from edgeopt.bound_cli import bound as _bound
+from edgeopt.commands.bound import bound as _bound
 
 app.command("bound")(_bound)
 

@@ -127,7 +127,7 @@ class SweepPoint:
 
     Attributes:
         family, preset, seed, jobs, servers, horizon: passed to `edgeopt.api.generate`.
-        algorithms: names or variant labels (``online[F=64]``, `edgeopt.variants`) to run (None: every
+        algorithms: names or variant labels (``online[F=64]``, `edgeopt.services.variants`) to run (None: every
             registered algorithm).
         optimal: also solve exactly with ``method`` and report ratios.
         method, time_limit: the exact model and its limit in seconds.
@@ -206,23 +206,25 @@ def evaluate_point(point: SweepPoint) -> list[dict[str, Any]]:
     row with algorithm ``*`` and the error; an algorithm (or exact model) that raises gives its row
     with the error, and the others still run.
     """
-    from edgeopt import api
-    from edgeopt.api import _rank_and_ratio, _row
     from edgeopt.core import Status, lookup
-    from edgeopt.variants import resolve
+    from edgeopt.services.comparison import _rank_and_ratio, _row
+    from edgeopt.services.instances import generate
+    from edgeopt.services.lookup import algorithms, family_of
+    from edgeopt.services.variants import resolve
+    from edgeopt.solving.exact import solve
 
     try:
-        inst = api.generate(point.family, point.preset, seed=point.seed, jobs=point.jobs, servers=point.servers,
+        inst = generate(point.family, point.preset, seed=point.seed, jobs=point.jobs, servers=point.servers,
                             horizon=point.horizon)
-        spec = api.family_of(inst)
-        names = list(point.algorithms) if point.algorithms is not None else list(api.algorithms(spec.name))
+        spec = family_of(inst)
+        names = list(point.algorithms) if point.algorithms is not None else list(algorithms(spec.name))
     except Exception as exc:  # noqa: BLE001 - recorded, the sweep goes on
         return [_blank(point, "*", _error_text(exc))]
     sha = None
     rows: list[tuple[Any, dict[str, Any]]] = []  # (api.Row or None, fixed columns)
     for name in names:
         try:
-            # a name may be a variant label, online[F=64] (edgeopt.variants): the row keeps the label
+            # a name may be a variant label, online[F=64] (edgeopt.services.variants): the row keeps the label
             (variant,) = resolve(spec.name, [name])
             algo = lookup(spec.name, variant.name)
             res = algo(inst, seed=point.seed, **variant.kwargs)
@@ -235,7 +237,7 @@ def evaluate_point(point: SweepPoint) -> list[dict[str, Any]]:
     reference, reference_name = None, "-"
     if point.optimal:
         try:
-            exact = api.solve(inst, method=point.method, time_limit=point.time_limit, work_limit=point.work_limit)
+            exact = solve(inst, method=point.method, time_limit=point.time_limit, work_limit=point.work_limit)
             row = _row(spec, inst, exact, "exact")
             limits = {"time_limit": point.time_limit} | (
                 {} if point.work_limit is None else {"work_limit": point.work_limit})

@@ -11,8 +11,9 @@ import json
 
 import pytest
 
-from edgeopt import api, certify
+from edgeopt import api
 from edgeopt.core import ModelError, Result, Status
+from edgeopt.solving import bounds, certify
 from tests.reliability_helpers import cli
 
 FAMILIES = [spec.name for spec in api.families()]
@@ -69,7 +70,7 @@ def test_relabelled_online_passes_plain_validation_but_not_certify(case):
 def test_undecidable_claims_say_not_certified(monkeypatch):
     inst = api.generate("hetero", "small", seed=0, jobs=4)
     opt = api.solve(inst, method="cpsat", time_limit=120)
-    monkeypatch.delattr(api, "bound", raising=False)
+    monkeypatch.delattr(bounds, "bound", raising=False)
     cert = certify.certify(inst, opt, time_limit=60, max_nonzeros=1)  # too large to re-solve, no bound routine
     assert cert.verdict == certify.NOT_CERTIFIED
     assert any("not re-solved" in e for e in cert.evidence)
@@ -111,11 +112,11 @@ def test_certify_uses_a_lower_bound_when_the_instance_is_too_large_to_re_solve(m
         return Result(family="hetero", algorithm="fake_bound", status=Status.FEASIBLE, objective=None,
                       bound=value, runtime_s=0.0, schedule=None, instance_sha256=opt.instance_sha256)
 
-    monkeypatch.setattr(api, "bound", fake_bound, raising=False)
+    monkeypatch.setattr(bounds, "bound", fake_bound, raising=False)
     cert = certify.certify(inst, opt, time_limit=60, max_nonzeros=1)
     assert cert.verdict == certify.CERTIFIED and calls and calls[0][0] == "auto"
     assert all("fake_bound" in c.evidence for c in cert.claims)
-    monkeypatch.setattr(api, "bound", lambda instance, **kw: fake_bound(instance, value=opt.objective - 5))
+    monkeypatch.setattr(bounds, "bound", lambda instance, **kw: fake_bound(instance, value=opt.objective - 5))
     assert certify.certify(inst, opt, time_limit=60, max_nonzeros=1).verdict == certify.NOT_CERTIFIED
 
 

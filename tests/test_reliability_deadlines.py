@@ -112,10 +112,10 @@ def test_a_bound_stopped_in_a_later_pricing_pass_is_still_certified(passes: int)
 
 
 def test_bound_cli_on_a_long_okita_instance_ends_as_a_time_limit(tmp_path: Path, monkeypatch) -> None:
-    import edgeopt.api
+    import edgeopt.solving.bounds
 
     path = long_okita(2000, tmp_path)
-    monkeypatch.setattr(edgeopt.api, "Deadline", lambda time_limit: TickDeadline(40, time_limit))
+    monkeypatch.setattr(edgeopt.solving.bounds, "Deadline", lambda time_limit: TickDeadline(40, time_limit))
     out = tmp_path / "bound.json"
     assert cli("bound", path, "--time-limit", "30", "-o", out) == 0
     res = json.loads(out.read_text())
@@ -161,12 +161,12 @@ def test_lns_polish_needs_the_time_a_window_would_get() -> None:
 
 def test_lns_whose_warm_start_used_up_the_time_returns_it_at_once(monkeypatch) -> None:
     import edgeopt.core.lns
-    import edgeopt.warmstart
+    import edgeopt.solving.warmstart
 
     def no_search(*args: Any, **kwargs: Any) -> None:
         raise AssertionError("no window can start: the search must not run")
 
-    monkeypatch.setattr(edgeopt.warmstart, "Deadline", lambda time_limit: TickDeadline(0, time_limit))
+    monkeypatch.setattr(edgeopt.solving.warmstart, "Deadline", lambda time_limit: TickDeadline(0, time_limit))
     monkeypatch.setattr(edgeopt.core.lns, "search", no_search)
     inst = api.generate("okita", "small", seed=1)
     res = api.solve(inst, method="cpsat", lns=True, warm_start="fifo", time_limit=30)

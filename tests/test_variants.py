@@ -10,8 +10,8 @@ import pytest
 from edgeopt import api
 from edgeopt.cli import main
 from edgeopt.core import InputError
+from edgeopt.services.variants import Variant, parse_grid, parse_list, resolve
 from edgeopt.sweep import COLUMNS, SweepPoint, read_sweep, run_sweep
-from edgeopt.variants import Variant, parse_grid, parse_list, resolve
 
 
 def test_labels_parse_and_resolve_to_converted_parameters():
@@ -117,7 +117,7 @@ def test_every_declared_parameter_has_a_help_line_and_valid_range():
 
 
 def test_ratios_say_what_they_are_against():
-    from edgeopt.api import Row, _rank_and_ratio
+    from edgeopt.services.comparison import Row, _rank_and_ratio
     from edgeopt.frames import records_frame
     from edgeopt.sweep import summarise
 

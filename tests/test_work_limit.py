@@ -114,8 +114,8 @@ def test_a_sweep_point_solves_under_its_work_limit_and_keeps_old_keys():
     rows = evaluate_point(tiny)
     exact = next(r for r in rows if r["kind"] == "exact")
     assert exact["status"] == "time_limit" and '"work_limit": 0.0001' in exact["params"]
-    assert limit_notes(rows) == [f"1 of 1 cpsat solves stopped at the work limit of 0.0001 "
-                                 f"{'without a bound' if exact['bound'] is None else 'with a bound (ratios to it)'}"]
+    tail = "without a bound" if exact["bound"] is None else "with a bound (ratios to it)"
+    assert limit_notes(rows) == [f"1 of 1 cpsat solves stopped at the work limit of 0.0001 {tail}"]
     proven = evaluate_point(SweepPoint(**{**plain.__dict__, "work_limit": 1000}))
     assert next(r for r in proven if r["kind"] == "exact")["status"] == "optimal" and limit_notes(proven) == []
 

@@ -212,7 +212,7 @@ def test_search_hands_each_window_at_most_the_sub_limit_and_stops_at_the_deadlin
 def test_preemptive_and_okita_cpsat_start_from_the_warm_start(family: str, algorithm: str) -> None:
     # the full CP-SAT solve takes the warm start as hints: every job hinted, never worse, validated
     inst, ws, _ = _warm(family, 2, algorithm)
-    from edgeopt.warmstart import accepts_hint
+    from edgeopt.solving.warmstart import accepts_hint
 
     assert accepts_hint(inst, "cpsat")
     res = api.solve(inst, method="cpsat", time_limit=20, warm_start=algorithm)

@@ -28,18 +28,19 @@ from typing import Any
 
 from edgeopt.core import BuildTimeLimit, InputError, ModelError, Result, Status
 from edgeopt.core.limits import DEFAULT_MAX_NONZEROS, Deadline
+from edgeopt.services import lookup, running
+from edgeopt.solving import bounds
 
 
 def warm_start_schedule(instance: Any, warm_start: str, deadline: Deadline) -> tuple[str, Result] | None:
     """The best complete validated result of ``warm_start`` (an algorithm name or ``best``), or None."""
-    from edgeopt import api
 
-    spec = api.family_of(instance)
-    algos = api.algorithms(spec.name)
+    spec = lookup.family_of(instance)
+    algos = lookup.algorithms(spec.name)
     if warm_start == "best":
         names = [n for n, a in algos.items() if not a.relaxed]
     else:
-        api.check_choice("warm_start", warm_start, sorted([*algos, "best"]), f"{spec.name} algorithm")
+        lookup.check_choice("warm_start", warm_start, sorted([*algos, "best"]), f"{spec.name} algorithm")
         if algos[warm_start].relaxed:
             raise InputError("warm_start", f"{warm_start!r} schedules a relaxation, so it is no warm start")
         names = [warm_start]
@@ -48,7 +49,7 @@ def warm_start_schedule(instance: Any, warm_start: str, deadline: Deadline) -> t
         if deadline.expired() and best is not None:
             break
         # the first complete schedule is waited for
-        res = run_in_time(algos[name], lambda n=name: api.run(n, instance, seed=0), deadline,
+        res = run_in_time(algos[name], lambda n=name: running.run(n, instance, seed=0), deadline,
                           interruptible=best is not None)
         if res is None:
             break
@@ -79,9 +80,8 @@ def accepts_hint(instance: Any, method: str) -> bool:
     """Whether the family's exact ``method`` takes a ``hint`` schedule (CP-SAT solution hints)."""
     import inspect
 
-    from edgeopt import api
 
-    fn = api.exact_methods(api.family_of(instance).name).get(method)
+    fn = lookup.exact_methods(lookup.family_of(instance).name).get(method)
     try:
         return fn is not None and "hint" in inspect.signature(fn).parameters
     except (TypeError, ValueError):
@@ -104,11 +104,10 @@ def solve_lns(instance: Any, *, method: str, time_limit: float, warm_start: str,
     windows are all refused the search stops and ``extra["reason"]`` says so. None: the default budget
     (`DEFAULT_MAX_NONZEROS`), as for a whole model.
     """
-    from edgeopt import api
     from edgeopt.core.lns import SearchLog, search
 
-    spec = api.family_of(instance)
-    hoods = api._formulations_table(spec.name, "NEIGHBOURHOODS")
+    spec = lookup.family_of(instance)
+    hoods = lookup._formulations_table(spec.name, "NEIGHBOURHOODS")
     if method not in hoods:
         known = ", ".join(sorted(hoods)) or "none"
         raise InputError("method", f"{spec.name} has no LNS neighbourhood for {method!r} (has: {known})")
@@ -131,7 +130,7 @@ def solve_lns(instance: Any, *, method: str, time_limit: float, warm_start: str,
                       instance_sha256=ws.instance_sha256, extra=extra)
     bound = None
     if deadline.remaining(floor=0.0) > 2.0:
-        certified = api.bound(instance, time_limit=deadline.remaining() / 4)
+        certified = bounds.bound(instance, time_limit=deadline.remaining() / 4)
         if certified.bound is not None and certified.bound <= ws.objective:
             bound = certified.bound
             extra["bound_method"] = certified.algorithm
@@ -156,9 +155,8 @@ def solve_warm(instance: Any, *, method: str, time_limit: float, warm_start: str
     A model the size budget refuses is not solved, and a solver answer that fails its own check
     (`ModelError`) is not used: the warm start is returned (status ``feasible``, the refusal or the
     error in ``extra["reason"]``). When the solver proved no bound, the family's certified
-    lower bound (`edgeopt.api.bound`) is computed with the time left and attached.
+    lower bound (`edgeopt.solving.bounds.bound`) is computed with the time left and attached.
     """
-    from edgeopt import api
 
     deadline = Deadline(time_limit)
     found = warm_start_schedule(instance, warm_start, deadline)
@@ -198,7 +196,7 @@ def solve_warm(instance: Any, *, method: str, time_limit: float, warm_start: str
     else:
         extra["reason"] = refused
     if bound is None and deadline.remaining(floor=0.0) > 1.0:
-        certified = api.bound(instance, time_limit=deadline.remaining())
+        certified = bounds.bound(instance, time_limit=deadline.remaining())
         if certified.bound is not None and certified.bound <= ws.objective:
             bound = certified.bound
             extra["bound_method"] = certified.algorithm

@@ -31,7 +31,10 @@ from typing import Any
 from edgeopt.core import FamilySpec, InputError, ModelError, Result, Status
 from edgeopt.core.family import ZERO_GAP_RTOL
 from edgeopt.core.limits import Deadline
-from edgeopt.warmstart import run_in_time
+from edgeopt.services import lookup
+from edgeopt.solving import bounds
+from edgeopt.solving import exact as exact_solving
+from edgeopt.solving.warmstart import run_in_time
 
 #: Largest model (estimated nonzeros) `certify` re-solves exactly; above it only bounds are used.
 CERTIFY_MAX_NONZEROS = 300_000
@@ -128,9 +131,8 @@ def certify(instance: Any, result: Result, *, time_limit: float = 60.0,
     algorithm still going at the deadline is interrupted (`Deadline.guard`) and refutes nothing (an
     online algorithm or baseline, seconds on paper-size instances, is let finish).
     """
-    from edgeopt import api
 
-    spec = api.family_of(instance)
+    spec = lookup.family_of(instance)
     deadline = Deadline(time_limit)
     obj, bound = result.objective, result.bound
     wanted: dict[str, Claim] = {}
@@ -144,7 +146,7 @@ def certify(instance: Any, result: Result, *, time_limit: float = 60.0,
     if result.status == Status.BOUND and "bound" in wanted:
         # a bound result carries its proof: the certificate, recomputed here without a solver
         try:
-            api.check_bound(instance, result)
+            bounds.check_bound(instance, result)
             _settle(wanted["bound"], CERTIFIED, "its certificate recomputes the bound without a solver")
         except (ModelError, InputError) as exc:
             _settle(wanted["bound"], FALSE, f"its certificate does not check: {exc}")
@@ -162,7 +164,7 @@ def certify(instance: Any, result: Result, *, time_limit: float = 60.0,
             _settle(wanted["bound"], CERTIFIED, f"{who} proves the optimum is >= {lb:g} >= {bound:g}")
 
     # 1. the family's own algorithms: an upper bound on the optimum, found fast
-    for name, algo in api.algorithms(spec.name).items():
+    for name, algo in lookup.algorithms(spec.name).items():
         if algo.relaxed or deadline.remaining() <= 0 or not _open(wanted):
             continue
         try:
@@ -174,12 +176,12 @@ def certify(instance: Any, result: Result, *, time_limit: float = 60.0,
         if res.comparable and not spec.check_result(instance, res):
             refute_with_schedule(float(res.objective), f"algorithm {name}")
     # 2. an exact re-solve, when the model is small enough
-    methods = sorted(api.exact_methods(spec.name), key=lambda m: (m == result.algorithm, m))
+    methods = sorted(lookup.exact_methods(spec.name), key=lambda m: (m == result.algorithm, m))
     for method in methods:
         if not _open(wanted) or deadline.remaining() <= 0.5:
             break
         try:
-            exact = api.solve(instance, method=method, time_limit=deadline.remaining(), max_model_size=max_nonzeros)
+            exact = exact_solving.solve(instance, method=method, time_limit=deadline.remaining(), max_model_size=max_nonzeros)
         except InputError as exc:  # above the size budget: too large to re-solve here
             evidence.append(f"{method}: not re-solved ({exc.message})")
             continue
@@ -205,7 +207,7 @@ def certify(instance: Any, result: Result, *, time_limit: float = 60.0,
         evidence.append(f"{who}: objective {exact.objective}, bound {exact.bound}")
         break  # one exact attempt: the time is spent
     # 3. a lower bound that scales (api.bound, when the toolkit has one)
-    bound_fn = getattr(api, "bound", None)
+    bound_fn = getattr(bounds, "bound", None)
     if _open(wanted) and deadline.remaining() > 0.5:
         if bound_fn is None:
             evidence.append("no lower-bound routine (api.bound) available")

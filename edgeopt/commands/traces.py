@@ -97,7 +97,7 @@ def generate_from_trace(family: str, output: Path, trace: Path | None, machines:
     for name, value in (("preset", preset), ("horizon", horizon)):
         if value is not None:
             raise _input_error(name, f"--{name} does not apply with --trace (the trace sets it)")
-    from edgeopt.cli import _family_options
+    from edgeopt.commands.common import _family_options
 
     options = _family_options(extra)  # trace options of the family (tapfinger: --task-types two)
     instance = generate_from_files(family, trace, machines=machines, window=window, n_jobs=jobs, seed=seed,

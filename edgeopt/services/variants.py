@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from edgeopt.core import InputError
+from edgeopt.services import lookup
 
 
 @dataclasses.dataclass(frozen=True)
@@ -118,7 +119,6 @@ def resolve(family: str, items: Any, field: str = "algorithms") -> list[Variant]
     A single string is one algorithm (never its letters). Duplicate labels are refused: rows are keyed
     by label.
     """
-    from edgeopt import api
 
     if isinstance(items, (str, Variant)) or (isinstance(items, tuple) and len(items) == 2
                                              and isinstance(items[0], str) and isinstance(items[1], Mapping)):
@@ -141,7 +141,7 @@ def resolve(family: str, items: Any, field: str = "algorithms") -> list[Variant]
         else:
             raise TypeError(f"{field}: expected an algorithm name, a (name, params) pair or a Variant, "
                             f"got {item!r}")
-        spec = api.check_algorithm(family, name)
+        spec = lookup.check_algorithm(family, name)
         try:
             converted = spec.check_params(raw)
         except InputError as exc:

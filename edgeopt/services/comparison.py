@@ -1,0 +1,196 @@
+"""Algorithms side by side on one instance, each validated, ranked, with ratios to a named reference.
+
+Part of the services layer; `edgeopt.api` re-exports the public names.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from edgeopt.core import FamilySpec, InputError, Result, Status, jsonio, lookup
+from edgeopt.core.limits import (
+    check_work_limit,
+)
+from edgeopt.services.lookup import (
+    _check_seed,
+    algorithms,
+    check_choice,
+    exact_methods,
+    family_of,
+)
+from edgeopt.services.running import check_plugin_result
+from edgeopt.solving.exact import solve
+
+#: The status a comparison row shows for a result that failed validation (`compare` ranks it nowhere).
+INVALID = "invalid"
+
+
+@dataclasses.dataclass
+class Row:
+    """One line of a comparison."""
+
+    algorithm: str
+    kind: str
+    status: str
+    objective: float | None
+    bound: float | None
+    ratio: float | None
+    valid: bool
+    runtime_s: float
+    violations: list[str]
+    relaxed: bool = False
+    rejected: int = 0
+    rank: int | None = None
+    #: every parameter the run used, as sorted JSON (the same column as a stored sweep's)
+    params: str = "{}"
+    #: ``ratio`` split by what it is against: a proven optimum, or the exact model's bound (never both)
+    ratio_to_optimum: float | None = None
+    ratio_to_bound: float | None = None
+
+
+@dataclasses.dataclass
+class Comparison:
+    """Algorithms side by side on one instance, each validated, with ratios to a reference.
+
+    ``reference_name`` says what the ratios divide by: ``optimum`` (a proven
+    optimum), ``bound`` (a proven lower bound at a time limit) or ``-``.
+    """
+
+    family: str
+    objective_name: str
+    rows: list[Row]
+    reference: float | None
+    reference_name: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def plot(self, path: str | Path | None = None, *, ax: Any = None) -> Any:
+        """Bar chart of the objectives (`edgeopt.viz.plot_comparison`); returns the matplotlib Axes.
+
+        With ``path`` the chart is also written there (PNG, SVG or PDF by extension)
+        and its figure closed. The matplotlib backend is never switched.
+        """
+        from edgeopt import viz
+
+        ax = viz.plot_comparison(self, ax=ax)
+        if path is not None:
+            import matplotlib.pyplot as plt
+
+            with jsonio.atomic_file(path, what="plot") as tmp:  # whole or absent
+                ax.figure.savefig(tmp, dpi=150, format=Path(path).suffix.lower().lstrip(".") or None)
+            plt.close(ax.figure)
+        return ax
+
+    def to_frame(self) -> Any:
+        """One row per algorithm as a pandas DataFrame (see `edgeopt.frames.comparison_frame`)."""
+        from edgeopt.frames import comparison_frame
+
+        return comparison_frame(self)
+
+
+def _row(spec: FamilySpec, instance: Any, result: Result, kind: str, relaxed: bool = False) -> Row:
+    violations = [str(v) for v in spec.check_result(instance, result)]
+    return Row(
+        algorithm=result.algorithm,
+        kind=kind,
+        # a result that fails validation keeps no status of its own: it is never ranked or given a ratio
+        status=result.status.value if not violations else INVALID,
+        objective=result.objective,
+        bound=result.bound,
+        ratio=None,
+        valid=not violations,
+        runtime_s=result.runtime_s,
+        violations=violations,
+        relaxed=relaxed,
+        rejected=len(result.rejected),
+    )
+
+
+def _rank_and_ratio(rows: list[Row], reference: float | None, reference_name: str = "optimum") -> None:
+    """Ratios to ``reference`` (a proven ``optimum`` or a ``bound``) and ranks (1 = best objective) for
+    complete, valid rows only; the ratio also goes to ``ratio_to_optimum`` or ``ratio_to_bound``."""
+    comparable = [r for r in rows if r.valid and r.objective is not None
+                  and r.status in ("optimal", "feasible", "time_limit")]
+    for row in comparable:
+        if reference:
+            row.ratio = row.objective / reference
+            if reference_name == "optimum":
+                row.ratio_to_optimum = row.ratio
+            else:
+                row.ratio_to_bound = row.ratio
+    for rank, row in enumerate(sorted(comparable, key=lambda r: r.objective), start=1):
+        row.rank = rank
+
+
+def compare(
+    instance: Any,
+    names: Any = None,
+    *,
+    optimal: bool = False,
+    method: str = "milp",
+    time_limit: float = 60.0,
+    seed: int = 0,
+    on_step: Callable[[str], None] | None = None,
+    work_limit: float | None = None,
+) -> Comparison:
+    """Run algorithms (default: all registered) and optionally an exact model on ``instance``.
+
+    ``names`` lists algorithms or variants of them: ``"online"``, ``"online[F=64]"``,
+    ``("online", {"F": 64})`` or an `edgeopt.services.variants.Variant`; a single string is one algorithm.
+    Every variant is checked against the declared parameters before anything runs; its row is
+    labelled with the variant (``online[F=64]``) and its ``params`` column holds every parameter
+    the run used.
+
+    Ratios are objective / optimum when the exact model proved optimality,
+    objective / bound (an upper estimate of the true ratio) when it stopped at
+    its time limit with a bound, and absent otherwise. Results that gave up on
+    jobs (status ``partial``) get neither a ratio nor a rank: their objective
+    covers fewer jobs; tables show "k rejected" instead. Invalid rows are not
+    ranked either. Rows of algorithms that solve a relaxation (``relaxed``)
+    keep their ratio, which may be below 1.
+
+    ``work_limit`` bounds the exact solve by deterministic work as well as by ``time_limit`` (see `solve`):
+    the way to get the same reference on a busy machine as on an idle one.
+    """
+    from edgeopt.services.variants import resolve
+
+    spec = family_of(instance)
+    _check_seed(seed)
+    table = algorithms(spec.name)
+    # Reject a typo or a bad parameter before running anything: a long comparison must not fail at its end.
+    variants = resolve(spec.name, list(table) if names is None else names, "names")
+    if optimal:
+        check_choice("method", method, sorted(exact_methods(spec.name)), f"{spec.name} exact method")
+        if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) or time_limit <= 0:
+            raise InputError("time_limit", f"must be a number of seconds > 0, got {time_limit!r}")
+        check_work_limit(work_limit)
+    rows: list[Row] = []
+    for variant in variants:
+        if on_step:
+            on_step(variant.label)
+        algo = lookup(spec.name, variant.name)
+        res = algo(instance, seed=seed, **variant.kwargs)
+        if not isinstance(res, Result):
+            check_plugin_result(spec, instance, algo, res)  # raises: nothing to tabulate
+        row = _row(spec, instance, res, algo.kind, algo.relaxed)
+        row.algorithm, row.params = variant.label, variant.params_json(algo.defaults())
+        rows.append(row)
+    reference, reference_name = None, "-"
+    if optimal:
+        if on_step:
+            on_step(method)
+        exact = solve(instance, method=method, time_limit=time_limit, work_limit=work_limit)
+        rows.append(_row(spec, instance, exact, "exact"))
+        rows[-1].params = json.dumps({"time_limit": time_limit} | (
+            {} if work_limit is None else {"work_limit": work_limit}))
+        if exact.status == Status.OPTIMAL:
+            reference, reference_name = exact.objective, "optimum"
+        elif exact.bound is not None and exact.bound > 0:
+            reference, reference_name = exact.bound, "bound"
+    _rank_and_ratio(rows, reference, reference_name)
+    return Comparison(spec.name, spec.objective_name, rows, reference, reference_name)

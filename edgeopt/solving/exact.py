@@ -1,0 +1,97 @@
+"""Exact solves within one time limit (and optionally a work limit) for the whole call, with the
+model-size budget checked before anything is built.
+
+Part of the services layer; `edgeopt.api` re-exports the public names.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from edgeopt.core import Result, Status
+from edgeopt.core.family import instance_sha256
+from edgeopt.core.limits import (
+    BuildTimeLimit,
+    Deadline,
+    check_work_limit,
+    guard_size,
+    work_limit_scope,
+)
+from edgeopt.services.lookup import _check_solver_limits, check_choice, exact_methods, family_of, model_sizes
+
+
+def solve(
+    instance: Any,
+    *,
+    method: str = "milp",
+    time_limit: float = 60.0,
+    max_model_size: int | None = None,
+    warm_start: str | None = None,
+    lns: bool = False,
+    work_limit: float | None = None,
+    **options: Any,
+) -> Result:
+    """Solve an instance with one of its family's exact models, within ``time_limit`` for the whole call.
+
+    ``work_limit``: also stop the solver after this much deterministic work (`edgeopt.core.limits.work_limit`:
+    CP-SAT deterministic seconds, 100 HiGHS nodes a unit). Unlike ``time_limit`` it stops at the same point
+    on any machine at any load, so a result obtained under it is reproducible; ``extra["work_limit"]``
+    records it.
+
+    ``warm_start``: a registered algorithm's name or ``best``: it runs first (inside the time limit)
+    and the incumbent returned is never worse than its schedule (`edgeopt.solving.warmstart`).
+    ``lns``: improve the warm start (default ``best``) by a large-neighbourhood search whose windows
+    are solved with ``method`` until ``time_limit``; status ``time_limit`` (`edgeopt.solving.warmstart.solve_lns`).
+
+    Before anything is built, the model's size is estimated (``formulations.<family>.SIZES``) and a
+    model above the budget is refused with an `InputError` that gives the size and what to do
+    (exit 2 in the CLI). The budget is ``max_model_size`` nonzeros, default
+    `edgeopt.core.limits.DEFAULT_MAX_NONZEROS` (2,000,000, about 3 GB through Pyomo). The estimate,
+    the model building and the solve share one `Deadline`: a deadline that passes before the solver
+    ran gives status ``time_limit`` with no incumbent and ``extra["reason"]``.
+    """
+    from formulations import loaded
+
+    spec = family_of(instance)
+    methods = exact_methods(spec.name)
+    check_choice("method", method, sorted(methods), f"{spec.name} exact method")
+    _check_solver_limits(time_limit, max_model_size)
+    if work_limit is not None:
+        with work_limit_scope(check_work_limit(work_limit)):
+            result = solve(instance, method=method, time_limit=time_limit, max_model_size=max_model_size,
+                           warm_start=warm_start, lns=lns, **options)
+        result.extra["work_limit"] = float(work_limit)
+        return result
+    # Only the chosen model's solver is imported (a MILP solve never loads OR-Tools), and now, before the
+    # deadline starts: its clock must never interrupt an extension module's initialisation.
+    solve_model = loaded(methods[method])
+    estimator = model_sizes(spec.name).get(method)
+    estimator = None if estimator is None else loaded(estimator)
+    if lns:
+        from edgeopt.solving.warmstart import solve_lns
+
+        return solve_lns(instance, method=method, time_limit=time_limit, warm_start=warm_start or "best",
+                         max_model_size=max_model_size, **options)
+    if warm_start is not None:
+        from edgeopt.solving.warmstart import solve_warm
+
+        return solve_warm(instance, method=method, time_limit=time_limit, warm_start=warm_start, solve=solve,
+                          max_model_size=max_model_size, **options)
+    deadline = Deadline(time_limit)
+    size = None
+    try:
+        if estimator is not None:
+            with deadline.guard("the model size estimate"):
+                size = estimator(instance)
+            guard_size(size, method=method, max_nonzeros=max_model_size)
+        result = solve_model(instance, time_limit=deadline.remaining(), **options)
+    except BuildTimeLimit as exc:
+        result = Result(family=spec.name, algorithm=method, status=Status.TIME_LIMIT, objective=None, bound=None,
+                        runtime_s=deadline.elapsed(), schedule=None, instance_sha256=instance_sha256(instance),
+                        extra={"reason": str(exc)})
+    if size is not None:
+        result.extra["model_size"] = {"variables": size.variables, "constraints": size.constraints,
+                                      "nonzeros": size.nonzeros}
+    return result
+
+
