@@ -5,7 +5,7 @@ tests/test_cli_catalog.py fails when it differs from what the registry reports.
 
 FAMILIES = ('edgecloud', 'hetero', 'tapfinger', 'preemptive', 'okita')
 
-SOURCES_SHA256 = '001eb0da18301b9675436d620c89e913b69c90743dd7f266f3347c97845be46c'
+SOURCES_SHA256 = '22d27c440ca2e0dd2a835ac175d5813a235320e1a6884449b69da02fd94dc802'
 
 GUARDS = [{'algorithms': ['online', 'vanilla_marl'],
   'family': 'tapfinger',

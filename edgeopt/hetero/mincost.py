@@ -65,6 +65,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from edgeopt.core import InputError
 from edgeopt.hetero import kernels
 from edgeopt.hetero.instance import WORK_RTOL, Instance, Job, comm_slots
 from edgeopt.hetero.schedule import JobSchedule
@@ -75,6 +76,34 @@ EPS = 1e-9
 #: instead of updating it, and the search runs in numpy only. The fast path makes the same decisions;
 #: tests run both on random instances.
 REFERENCE = False
+
+
+#: Most bytes the time-indexed search may take. Its range-minimum tables hold about log2(T) + 8 float64
+#: copies of the servers x resources x slots capacity: a horizon of 10^7 slots on a 2-server instance took
+#: 15.8 GB and never finished. Above the budget the instance is refused before anything is allocated.
+MAX_SEARCH_BYTES = 2**30
+
+
+def search_bytes(instance: Instance, slots: int | None = None) -> int:
+    """The bytes the search's tables take on ``instance`` over ``slots`` slots (default: its horizon)."""
+    H, R = np.asarray(instance.capacity).shape[:2]
+    T = instance.horizon if slots is None else slots
+    return int(H * R * max(T, 1) * 8 * (math.ceil(math.log2(max(T, 1) + 1)) + 8))
+
+
+def check_search_size(instance: Instance, slots: int | None = None) -> None:
+    """`InputError` naming ``horizon`` when the search would need more than `MAX_SEARCH_BYTES`, with the
+    longest horizon that fits: refused at once instead of allocating for minutes."""
+    need = search_bytes(instance, slots)
+    if need <= MAX_SEARCH_BYTES:
+        return
+    T = instance.horizon if slots is None else slots
+    fits = T
+    while fits > 1 and search_bytes(instance, fits) > MAX_SEARCH_BYTES:
+        fits //= 2
+    raise InputError("horizon", f"the hetero search over {T:,} slots x {np.asarray(instance.capacity).shape[0]:,} "
+                                f"servers would need about {need / 2**30:,.1f} GiB (budget {MAX_SEARCH_BYTES / 2**30:g} "
+                                f"GiB): use a horizon of at most about {fits:,} slots")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -225,6 +254,7 @@ class PricedWindow:
     """Prices and free capacity of one window [lo, hi), with prefix sums and a sparse table of minima."""
 
     def __init__(self, instance: Instance, price: np.ndarray, free: np.ndarray, lo: int, hi: int) -> None:
+        check_search_size(instance, hi - lo)
         self.inst = instance
         self.lo, self.hi = lo, hi
         self.T = hi - lo

@@ -46,7 +46,7 @@ import numpy as np
 from edgeopt.core import Result, register, stopwatch
 from edgeopt.core.listsched import best_of_passes, sweep
 from edgeopt.hetero.instance import Instance, Job
-from edgeopt.hetero.mincost import Configs, Placement, PricedWindow, job_configs, search
+from edgeopt.hetero.mincost import Configs, Placement, PricedWindow, check_search_size, job_configs, search
 from edgeopt.hetero.schedule import Schedule
 from edgeopt.hetero.spec import FAMILY
 
@@ -80,6 +80,7 @@ class _Held:
     """Free capacity [H, R, T] after the placements it holds, with its `PricedWindow` kept current."""
 
     def __init__(self, instance: Instance, rule: str) -> None:
+        check_search_size(instance)  # before the [H, R, T] arrays below
         self.inst = instance
         self.price = _rule_prices(instance, rule)
         self.free = np.repeat(np.asarray(instance.capacity, dtype=float)[:, :, None], instance.horizon, axis=2)

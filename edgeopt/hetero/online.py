@@ -99,6 +99,7 @@ from edgeopt.hetero.mincost import (
     Configs,
     Placement,
     PricedWindow,
+    check_search_size,
     fits_idle,
     idle_window,
     job_configs,
@@ -521,6 +522,8 @@ def online_every_slot(instance: Instance, *, seed: int = 0, F: float | None = No
 def _run_online(instance: Instance, name: str, *, F: float | None, stretch: float, window: Window,
                 order: Order, every_slot: bool) -> Result:
     from edgeopt.core import InputError
+
+    check_search_size(instance)  # its windows reach the horizon: refused now, not after hours of rounds
     if stretch < 1:
         raise InputError("stretch", f"must be >= 1, got {stretch}")
     if window not in ("tau", "alpha_tau"):
