@@ -154,8 +154,8 @@ def guard_size(size: ModelSize, *, method: str, max_nonzeros: int | None) -> Non
         raise InputError(
             "instance",
             f"the {method} model would have {size.describe()}, above the budget of {budget:,} nonzeros{hint}: "
-            "use a smaller instance, the other method, a bound from `formulations`, "
-            "or raise the budget with --max-model-size",
+            "use a smaller instance, the other method, `edgeopt bound INSTANCE` (a certified lower bound at any "
+            "size), or raise the budget with --max-model-size",
         )
 
 
