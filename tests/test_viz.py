@@ -340,7 +340,7 @@ def _plot(command, files, out, *extra, result="r.json", instance="i.json"):
 
 def test_plot_schedule_clips_a_huge_job_range_to_the_instance(hetero_files, tmp_path, capsys):
     """'0-1000000000' was expanded into a billion-entry list (MemoryError); it now selects every job."""
-    from edgeopt.cli import _job_selection
+    from edgeopt.commands.plots import _job_selection
 
     assert _job_selection("0-1000000000", [0, 1, 2, 5]) == [0, 1, 2, 5]
     assert _job_selection("1-3,5", [0, 1, 2, 5]) == [1, 2, 5]

@@ -87,7 +87,7 @@ def test_compare_says_when_the_exact_solve_stopped_at_its_limit(inst, tmp_path, 
 
 def test_demo_proves_its_optima_by_work_not_by_the_clock(monkeypatch, capsys):
     """The demo passes its work limit (and a time limit that is only a guard) to every comparison."""
-    from edgeopt import cli as cli_module
+    from edgeopt.commands import compare as cli_module
 
     seen = []
     real = api.compare

@@ -8,7 +8,9 @@ uses a name below (`_Lazy`).
 
 from __future__ import annotations
 
+import contextlib
 import sys
+import time
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -109,3 +111,49 @@ def _plain(text: str) -> str:
     from rich.markup import escape
 
     return escape(text)
+
+
+def _progress_status(message: str) -> Any:
+    """A spinner on stderr while something runs (silent when stderr is not a terminal)."""
+    if not err.is_terminal:
+        return contextlib.nullcontext()
+    return err.status(message, spinner="dots")
+
+
+def _progress() -> Any:
+    """A progress bar with counts (done / total) on stderr; disabled when stderr is not a terminal."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                    console=err, transient=True, disable=not err.is_terminal)
+
+
+@contextlib.contextmanager
+def _run_progress(description: str) -> Any:
+    """A bar for one algorithm run, fed by its own reports (`edgeopt.core.progress`): slots of the
+    horizon simulated. It appears once the run has taken a second; silent when stderr is not a terminal."""
+    from edgeopt.core import progress as run_progress
+
+    with _progress() as bar:
+        task = bar.add_task(description, total=None, visible=False)
+        t0 = time.monotonic()
+
+        def show(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total, visible=time.monotonic() - t0 >= 1.0)
+
+        with run_progress.listening(show):
+            yield bar
+
+
+def _same_family(name: str, res: Result, path: Path) -> None:
+    """A result of another family than the instance is a wrong file (exit 2), not a violation."""
+    if res.family != name:
+        raise InputError("result", f"{path} is a {res.family} result, the instance is a {name} file")
+
+
+class Terminated(BaseException):
+    """SIGTERM arrived: unwind like Ctrl-C (no output file is left half-written), then exit 143."""
+
+
+#: The arguments of the running command (for the line that resumes an interrupted sweep); `edgeopt.cli.main` sets it.
+ARGV: list[str] = []

@@ -1,0 +1,185 @@
+"""Commands that draw one result: ``plot-schedule`` and ``plot-utilisation``.
+
+Registered by `edgeopt.cli`; the functions here are plain typer commands.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from edgeopt.commands.common import (
+    InputError,
+    MaxInputBytes,
+    Result,
+    _same_family,
+    api,
+    check_output_path,
+    err,
+)
+
+
+def _load_pair(instance: Path, result: Path) -> tuple[Any, Result]:
+    inst = api.load(instance)
+    res = api.load_result(result)
+    _same_family(api.family_of(inst).name, res, result)
+    return inst, res
+
+
+def _check_figure_path(output: Path, *, what: str = "output") -> None:
+    if output.suffix.lower() not in (".png", ".svg", ".pdf"):
+        raise InputError(what, f"expected a .png, .svg or .pdf file, got {output.name!r}")
+    check_output_path(output, what=what)
+
+
+def _save_figure(fig: Any, output: Path) -> None:
+    import matplotlib.pyplot as plt
+
+    from edgeopt.core.jsonio import atomic_file
+
+    _check_figure_path(output)
+    with atomic_file(output) as tmp:
+        fig.savefig(tmp, dpi=150, format=output.suffix.lower().lstrip("."))
+    plt.close(fig)
+    err.print(f"wrote {output}")
+
+
+def plot_schedule(
+    instance: Annotated[Path, typer.Argument(help="Instance JSON file.")],
+    result: Annotated[Path, typer.Argument(help="Result JSON file (from `edgeopt run/solve -o`).")],
+    output: Annotated[Path, typer.Option("-o", "--output", help="Image to write: .png, .svg or .pdf.")],
+    jobs: Annotated[str | None, typer.Option(
+        help="Only these jobs, e.g. '1,2,5', '0-9' or both ('0-9,15'); a range is clipped to the instance's ids.")]
+    = None,
+    servers: Annotated[str | None, typer.Option(
+        help="Only these rows (servers, sites or clusters as the chart names them), comma-separated.")] = None,
+    window: Annotated[str | None, typer.Option(help="Only slots T0:T1, e.g. '0:50' (T1 is clipped to the horizon).")]
+    = None,
+    labels: Annotated[bool | None, typer.Option(
+        "--labels/--no-labels", help="Bar texts on or off (default: on up to 120 bars, where they can be read).")] = None,
+    max_input_bytes: MaxInputBytes = None,
+) -> None:
+    """Draw RESULT's schedule as a Gantt chart: one row per server (or site), bars coloured by job.
+
+    RESULT must be a result of INSTANCE (exit 2 otherwise); an invalid one is drawn marked INVALID.
+    """
+    _check_figure_path(output)
+    inst, res = _load_pair(instance, result)
+    job_ids = _job_selection(jobs, api.family_of(inst).ids_of_jobs(inst)) if jobs is not None else None
+    rows = None
+    if servers is not None:
+        rows = list(dict.fromkeys(r.strip() for r in servers.split(",", MAX_PLOT_ITEMS) if r.strip()))
+        if not rows or len(rows) > MAX_PLOT_ITEMS:
+            raise InputError("--servers", f"expected 1 to {MAX_PLOT_ITEMS:,} comma-separated row names, "
+                             f"got {_clip(servers)!r}")
+    span = None
+    if window is not None:
+        t0, _, t1 = window.partition(":")
+        try:
+            span = (float(t0), float(t1))
+        except ValueError:
+            raise InputError("--window", f"expected T0:T1 in slots, e.g. 0:50, got {_clip(window)!r}") from None
+    with _plot_options({"jobs": "--jobs", "rows": "--servers", "window": "--window"}):
+        ax = api.plot_schedule(inst, res, jobs=job_ids, rows=rows, window=span, labels=labels)
+    _save_figure(ax.figure, output)
+
+
+def plot_utilisation(
+    instance: Annotated[Path, typer.Argument(help="Instance JSON file.")],
+    result: Annotated[Path, typer.Argument(help="Result JSON file (from `edgeopt run/solve -o`).")],
+    output: Annotated[Path, typer.Option("-o", "--output", help="Image to write: .png, .svg or .pdf.")],
+    max_input_bytes: MaxInputBytes = None,
+) -> None:
+    """Draw the capacity RESULT's schedule uses over time, per resource.
+
+    RESULT must be a result of INSTANCE (exit 2 otherwise); an invalid one is drawn marked INVALID.
+    """
+    _check_figure_path(output)
+    inst, res = _load_pair(instance, result)
+    with _plot_options({}):
+        fig = api.plot_utilisation(inst, res)
+    _save_figure(fig, output)
+
+
+#: The most comma-separated items --jobs or --servers may hold (ranges 'A-B' select many jobs in one item).
+MAX_PLOT_ITEMS = 10_000
+
+
+def _clip(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _job_selection(text: str, ids: list[int]) -> list[int]:
+    """--jobs 'a,b,c', 'A-B' or a mix ('0-9,15') as the instance's job ids it selects.
+
+    A range is clipped to the instance's ids, never expanded: '0-1000000000' selects every job of the
+    instance instead of building a billion-entry list. A malformed or reversed item, an id the instance
+    lacks, a range that holds none of its jobs, or more than `MAX_PLOT_ITEMS` items: InputError naming --jobs.
+    """
+    import bisect
+
+    known = sorted({int(j) for j in ids})
+    span = f"the instance's job ids are {known[0]}-{known[-1]}" if known else "the instance has no jobs"
+    items = text.split(",", MAX_PLOT_ITEMS)
+    if len(items) > MAX_PLOT_ITEMS:
+        raise InputError("--jobs", f"more than {MAX_PLOT_ITEMS:,} items; select many jobs with a range 'A-B'")
+    chosen: set[int] = set()
+    for item in items:
+        if not item.strip():
+            continue
+        if "-" in item:
+            lo, hi = _job_range(item, text)
+            inside = known[bisect.bisect_left(known, lo):bisect.bisect_right(known, hi)]  # clipped, not expanded
+            if not inside:
+                raise InputError("--jobs", f"{item.strip()} holds no job of the instance ({span})")
+            chosen.update(inside)
+            continue
+        try:
+            j = int(item)
+        except ValueError:
+            raise InputError("--jobs", f"expected job ids 'a,b,c', ranges 'A-B' or both, got {_clip(text)!r}") from None
+        k = bisect.bisect_left(known, j)
+        if k == len(known) or known[k] != j:
+            raise InputError("--jobs", f"{j} is not a job of the instance ({span})")
+        chosen.add(j)
+    if not chosen:
+        raise InputError("--jobs", f"no job selected by {_clip(text)!r}")
+    return sorted(chosen)
+
+
+def _job_range(item: str, text: str) -> tuple[int, int]:
+    """'A-B' as (A, B), A <= B, both >= 0 (InputError naming --jobs)."""
+    try:
+        lo, hi = (int(x) for x in item.split("-", 1))
+    except ValueError:
+        raise InputError("--jobs", f"expected job ids 'a,b,c', ranges 'A-B' or both, got {_clip(text)!r}") from None
+    if lo > hi:
+        raise InputError("--jobs", f"range {lo}-{hi} is empty (A must be <= B in 'A-B')")
+    return lo, hi
+
+
+@contextlib.contextmanager
+def _plot_options(options: dict[str, str]) -> Any:
+    """Around an api plot call: its InputErrors on ``jobs``/``rows``/``window`` name the command's options,
+    and an `api.InvalidResultWarning` (a result the validator rejects, still drawn) becomes one
+    ``warning:`` line on stderr."""
+    import warnings
+
+    from edgeopt.core.errors import InputError as Error  # the real class (this module's name is lazy)
+
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", api.InvalidResultWarning)
+            yield
+    except Error as exc:
+        if exc.field in options:
+            raise InputError(options[exc.field], exc.message) from None
+        raise
+    for w in caught:
+        if issubclass(w.category, api.InvalidResultWarning):
+            err.print(f"warning: {w.message}", markup=False, highlight=False, soft_wrap=True)
+        else:  # not ours: shown as it would have been
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
