@@ -249,9 +249,13 @@ def _highs_work_options() -> dict[str, Any]:
 
 def solve_cpsat(
     model: Any, *, time_limit: float = 60.0, workers: int = 2, rel_gap: float = 0.0, log: bool = False,
-    deadline: Deadline | None = None, params: dict[str, Any] | None = None,
+    deadline: Deadline | None = None, params: dict[str, Any] | None = None, stop_below: float | None = None,
 ) -> tuple[SolverOutcome, Any]:
     """Solve a CP-SAT model. Returns the outcome and the solver (to read values from).
+
+    ``stop_below``: stop the search at its first solution whose objective (model units) is at most this
+    (status ``time_limit``, unless CP-SAT proved it optimal by then), from a solution callback: reduced-cost
+    fixing restarts from each better schedule with more variables fixed (`formulations.fixing`).
 
     CP-SAT would catch Ctrl-C itself and return its incumbent as if the time limit had been hit,
     hiding the interruption. So its own SIGINT handler is off and the search runs in a helper
@@ -282,10 +286,18 @@ def solve_cpsat(
     for key, value in (params or {}).items():
         setattr(solver.parameters, key, value)
     box: dict[str, Any] = {}
+    callback = None
+    if stop_below is not None:
+        class _StopBelow(cp_model.CpSolverSolutionCallback):
+            def on_solution_callback(self) -> None:
+                if self.objective_value <= stop_below:
+                    self.stop_search()
+
+        callback = _StopBelow()
 
     def search() -> None:
         try:
-            box["code"] = solver.solve(model)
+            box["code"] = solver.solve(model, callback)
         except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
             box["error"] = exc
 

@@ -31,52 +31,24 @@ from edgeopt.core.lowerbound import BoundMethod
 from edgeopt.edgecloud.instance import durations
 from formulations.edgecloud.data import prepare
 from formulations.edgecloud.milp import trivial_bound as _trivial
-
-
-def _earliest(release: np.ndarray, cap: np.ndarray, ps_ok: np.ndarray, w: int, coloc: bool) -> float:
-    """Least release over the servers that can host mode (w, coloc) (inf: none can), as `data.prepare`."""
-    if coloc:
-        hosts = (cap >= w) & ps_ok
-        return float(release[hosts].min()) if hosts.any() else math.inf
-    if cap.sum() < w or not ps_ok.any() or (cap > 0).sum() + ps_ok.sum() < 2:
-        return math.inf
-    return float(release[(cap > 0) | ps_ok].min())
+from formulations.edgecloud.versions import pools as _pools
+from formulations.edgecloud.versions import versions
 
 
 def relaxation(instance: Any) -> TimeIndexedRelaxation:
     """The pooled two-tier relaxation (module docstring), deterministic in the instance."""
     T = int(instance.horizon)
-    W = np.array([list(s.workers) for s in instance.servers], dtype=np.int64)
-    P = np.array([list(s.ps) for s in instance.servers], dtype=np.int64)
-    edge = np.array([not s.is_cloud for s in instance.servers])
+    W, P, edge = servers = _pools(instance)
     U, V = W.shape[1], P.shape[1]
     # rows: edge workers [U], all workers [U], edge PSs [V], all PSs [V]
     cap = np.concatenate([W[edge].sum(axis=0), W.sum(axis=0), P[edge].sum(axis=0), P.sum(axis=0)]).astype(float)
     jobs = []
     for job in instance.jobs:
-        u, v = int(job.worker_type), int(job.ps_type)
-        release = int(job.arrival) + np.asarray(job.upload_delay_slots, dtype=np.int64)
-        wcap = np.minimum(W[:, u], int(job.chunks))
-        ps_ok = P[:, v] >= 1
-        dur = durations(instance, job)
-        D, E, R = [], [], []
-        for w in range(1, int(job.chunks) + 1):
-            for coloc in (True, False):
-                d = int(dur[int(coloc), w - 1])
-                for edge_only in (True, False):
-                    mask = edge if edge_only else np.ones_like(edge)
-                    e = _earliest(release[mask], wcap[mask], ps_ok[mask], w, coloc)
-                    if not e + d <= T:
-                        continue
-                    row = np.zeros(2 * U + 2 * V)
-                    row[U + u], row[2 * U + V + v] = w, 1.0
-                    if edge_only:
-                        row[u], row[2 * U + v] = w, 1.0
-                    D.append(d), E.append(int(e)), R.append(row)
-        Dk = np.array(D, dtype=np.int64)
-        Ek = np.array(E, dtype=np.int64)
-        Rk = np.array(R).reshape(len(D), 2 * U + 2 * V)
-        keep = undominated(Dk, Rk, Ek) if len(D) else np.zeros(0, np.int64)
+        vs = versions(instance, job, servers)
+        Dk = np.array([x[3] for x in vs], dtype=np.int64)
+        Ek = np.array([x[4] for x in vs], dtype=np.int64)
+        Rk = np.array([x[5] for x in vs]).reshape(len(vs), 2 * U + 2 * V)
+        keep = undominated(Dk, Rk, Ek) if vs else np.zeros(0, np.int64)
         jobs.append(JobModes(weight=1.0, offset=-float(job.arrival), latest=T, duration=Dk[keep],
                              earliest=Ek[keep], run=Rk[keep]))
     names = ([f"edge_workers_{u}" for u in range(U)] + [f"workers_{u}" for u in range(U)]

@@ -59,11 +59,19 @@ class JobData:
 
     earliest: int = 0
     deadline: int | None = None
+    #: ``{mode: [T] bool}``: the starts reduced-cost fixing left to each mode (`formulations.edgecloud.fixing`);
+    #: None: every start (no fixing). A mode it does not name has none left.
+    allowed: dict[Mode, np.ndarray] | None = None
 
-    def starts(self, mode: Mode, horizon: int) -> range:
-        """Start slots at which ``mode`` can run and finish by ``horizon`` (and by ``deadline``)."""
+    def starts(self, mode: Mode, horizon: int) -> range | list[int]:
+        """Start slots at which ``mode`` can run and finish by ``horizon`` (and by ``deadline``), among the
+        ones reduced-cost fixing left (``allowed``)."""
         end = horizon if self.deadline is None else min(horizon, self.deadline)
-        return range(max(self.earliest, int(self.release.min())), end - mode.duration + 1)
+        span = range(max(self.earliest, int(self.release.min())), end - mode.duration + 1)
+        if self.allowed is None:
+            return span
+        ok = self.allowed.get(mode)
+        return [] if ok is None else [h for h in span if ok[h]]
 
 
 @dataclasses.dataclass(frozen=True)

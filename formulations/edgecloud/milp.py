@@ -46,6 +46,7 @@ import pyomo.core as pyo
 from edgeopt.core import BuildTimeLimit, Deadline, InputError, ModelError, Result, Status
 from formulations.common import SolverOutcome, deadline_bounded, finish, solve_pyomo
 from formulations.edgecloud.data import ModelData, greedy_placements, prepare, with_deadlines
+from formulations.edgecloud.fixing import FIX_MIN_RUNS, runs
 from formulations.edgecloud.schedule_io import Placement, infeasible_result, to_schedule
 from formulations.edgecloud.start import start_milp
 
@@ -244,13 +245,24 @@ def solve_milp(
     rel_gap: float = 1e-6,
     tighten: bool = True,
     strengthen: bool = True,
+    fix: bool = True,
+    fix_min_runs: int = FIX_MIN_RUNS,
     deadline: Deadline | None = None,
     hint: Any = None,
     **options: Any,
 ) -> Result:
     """Solve MINLP (2) exactly with the time-indexed MILP and HiGHS.
 
-    ``hint``: a schedule (a `Schedule` or its JSON) handed to HiGHS as a MIP start (``start.py``).
+    ``hint``: a schedule (a `Schedule` or its JSON) handed to HiGHS as a MIP start (``start.py``); with ``fix``
+    it is one of the incumbents instead.
+
+    ``fix`` (default): reduced-cost fixing (``fixing.py``): an incumbent (``offline_fill`` or the hint) and
+    the certified bound's prices remove every run no better schedule uses before the model is built, and
+    HiGHS is asked for a schedule strictly better than the incumbent (its ``objective_bound``); when there is
+    none, the incumbent is returned, proven optimal. ``extra["fixing"]`` records the incumbent, the bound and
+    how many runs were removed; ``extra["timings"]`` the time of each step. Models with fewer than
+    ``fix_min_runs`` (job, mode, start) runs are solved unfixed (`formulations.edgecloud.fixing.FIX_MIN_RUNS`:
+    there fixing costs more than it saves).
 
     With ``tighten`` (default) the time index of each job is cut at the
     latest completion any optimal schedule can have, from the total JCT of a
@@ -263,7 +275,9 @@ def solve_milp(
 
     if options:
         raise InputError("options", f"unknown option(s) for milp: {', '.join(sorted(options))} "
-                                    "(known: threads, rel_gap, tighten, strengthen)")
+                                    "(known: threads, rel_gap, tighten, strengthen, fix, fix_min_runs)")
+    from formulations.fixing import conclude, skipped_search
+
     t0 = time.perf_counter()
     deadline = deadline or Deadline(time_limit)
     with deadline.guard():
@@ -273,25 +287,54 @@ def solve_milp(
     if not data.jobs:  # nothing to schedule: HiGHS would see an empty model
         empty = SolverOutcome(Status.OPTIMAL, 0.0, 0.0, 0.0, "no jobs", True)
         return finish(FAMILY, instance, "milp", empty, to_schedule(instance, []), build_s=time.perf_counter() - t0)
+    fixing, timings = None, {}
+    if fix and runs(data) >= fix_min_runs:
+        from formulations.edgecloud.fixing import prepare_fixing
+
+        # strict: HiGHS gets no MIP start but far fewer runs (ties kept and the incumbent as start: 64 jobs
+        # proved in 24.6 s CPU instead of 13.2 s, and 80 / 128 jobs not proved in 60 s either way)
+        data, fixing, timings = prepare_fixing(instance, data, hint=hint, deadline=deadline, strict=True)
     with deadline.guard():
-        greedy = greedy_schedule(instance, data) if tighten else None
+        greedy = greedy_schedule(instance, data) if tighten and fixing is None else None
         ub = float(FAMILY.objective(instance, greedy)) if greedy is not None else None
         if ub is not None:
             data = with_deadlines(data, ub)
+        elif fixing is not None and tighten:
+            data = with_deadlines(data, fixing.cutoff)  # only schedules better than the incumbent are asked for
+    highs_options: dict[str, Any] = {}
+    fix_extra: dict[str, Any] = {}
+    if fixing is not None:
+        fix_extra["fixing"] = fixing.record()
+        if not fixing.jobs_without_column:
+            fixing.jobs_without_column = [jd.index for jd in data.jobs if not any(jd.starts(md, data.horizon)
+                                                                                    for md in jd.modes)]
+        if (skip := skipped_search(fixing)) is not None:
+            outcome, _ = conclude(skip, fixing)
+            return finish(FAMILY, instance, "milp", outcome, fixing.incumbent.schedule,
+                          extra={**fix_extra, "strengthen": strengthen, "fix": fix, "timings": timings},
+                          build_s=time.perf_counter() - t0)
+        # HiGHS prunes every node above it and answers "infeasible" when no schedule is below it
+        highs_options["objective_bound"] = fixing.solver_cutoff()
     try:
+        t1 = time.perf_counter()
         with deadline.guard():
             m = build_milp(instance, data)
-            start = start_milp(m, instance, FAMILY.parse_schedule(hint)) if hint is not None else None
+            start = start_milp(m, instance, FAMILY.parse_schedule(hint)) if hint is not None and fixing is None else None
+        timings["model_s"] = time.perf_counter() - t1
         build_s = time.perf_counter() - t0
         outcome: SolverOutcome = solve_pyomo(m, time_limit=time_limit, rel_gap=rel_gap, threads=threads,
-                                             deadline=deadline, start=start)
+                                             deadline=deadline, start=start, highs_options=highs_options)
     except BuildTimeLimit as exc:
         # no model to solve in time, but the list schedule and the trivial bound are still answers
         m, build_s = None, time.perf_counter() - t0
         outcome = SolverOutcome(Status.TIME_LIMIT, None, None, 0.0, str(exc), False)
     schedule = to_schedule(instance, extract_milp(m)) if outcome.has_solution else None
     notes: dict[str, Any] = {}
-    if outcome.status == Status.TIME_LIMIT:
+    if fixing is not None:
+        outcome, use_incumbent = conclude(outcome, fixing)
+        if use_incumbent:
+            schedule = fixing.incumbent.schedule
+    if outcome.status == Status.TIME_LIMIT and fixing is None:
         # At a time limit, report the best schedule and bound known, saying where each came from.
         lb = trivial_bound(data)
         if outcome.bound is None or outcome.bound < lb:
@@ -306,6 +349,9 @@ def solve_milp(
         "n_modes": sum(len(jd.modes) for jd in data.jobs),
         "greedy_upper_bound": ub,
         "strengthen": strengthen,
+        "fix": fix,
+        "timings": timings,
+        **fix_extra,
         **notes,
     }
     if outcome.status == Status.INFEASIBLE:
