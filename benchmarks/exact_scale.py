@@ -17,11 +17,22 @@ symmetry-breaking rows and valid inequalities of `formulations.strengthen` (same
 ``tests/test_strengthened_models.py``). ``--paired`` runs both back to back on every rung (model
 ``milp/original``, ``milp/strengthened``, ...), so that on a shared machine both see the same load;
 a run without either flag (``default``) measures the models as they are.
+
+``--fixing`` runs every model that takes ``fix`` (reduced-cost fixing, `formulations.fixing`) without and
+with it back to back (``milp/unfixed``, ``milp/fixed``); each row then records the time split
+(``incumbent_s``, ``bound_s``, ``fixing_s``, model building and search) and the share of variables fixed.
+``--after-failure K`` keeps a model climbing K rungs past its first failure (a harder rung is not always a
+larger one); ``largest_optimal_jobs`` is still the largest rung proved before the first failure, and
+``largest_proved_jobs`` the largest proved at all. Every row records the process CPU time of the call, and
+``cpu_limit_s`` (``--cpu-limit``, default the time limit) says which proofs count as "within the limit of CPU"
+(``largest_within_cpu``): on a machine shared with other jobs the wall clock measures the load as much as the
+solver, so the wall-clock limit is only a guard then (``--time-limit`` larger than ``--cpu-limit``).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import resource
 import sys
 import time
@@ -39,7 +50,7 @@ LADDERS: dict[str, tuple[list[int], object]] = {
     "hetero": ([4, 5, 6, 7, 8, 10, 12, 14, 16, 20, 24, 32, 40, 48],
                lambda n: {"servers": max(2, (n + 3) // 4), "horizon": max(20, 2 * n)}),
     # She et al.: 2 edge servers + cloud per 8 jobs, T = 24 + 2 slots per job
-    "edgecloud": ([4, 6, 8, 10, 12, 16, 20, 24, 32, 40, 48, 64],
+    "edgecloud": ([4, 6, 8, 10, 12, 16, 20, 24, 32, 40, 48, 64, 80, 96, 112, 128],
                   lambda n: {"servers": max(2, (n + 7) // 8 * 2), "horizon": 24 + 2 * n}),
     # Wang et al.: edge servers grow with the jobs; T is the generator's (every algorithm finishes within it)
     "preemptive": ([4, 6, 8, 10, 12, 16, 20, 24, 32, 40, 48, 64, 80, 96],
@@ -59,20 +70,49 @@ def _cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def climb(family: str, models: list[str], time_limit: float, variants: dict[str, dict], max_jobs: int | None) -> dict:
-    """Each model (in each variant: its solve options) up the ladder until its first failure to prove optimality.
+def _takes(fn, option: str) -> bool:
+    import inspect
+
+    try:
+        return option in inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def _fixing_row(res) -> dict:
+    """The time split and the fixing's record of a result (empty when it ran without fixing)."""
+    out = {}
+    timings = res.extra.get("timings") or {}
+    keys = ("incumbent_s", "bound_s", "fixing_s", "model_s", "build_s", "translate_s", "solve_s")
+    out["timings"] = {k: round(float(timings[k]), 3) for k in keys if k in timings}
+    fx = res.extra.get("fixing")
+    if fx:
+        out["fixing"] = {k: fx[k] for k in ("incumbent", "incumbent_from", "bound", "cutoff", "variables", "fixed",
+                                            "fixed_share", "rounds", "incumbents") if k in fx}
+    return out
+
+
+def climb(family: str, models: list[str], time_limit: float, variants: dict[str, dict], max_jobs: int | None,
+          after_failure: int = 0, cpu_limit: float | None = None) -> dict:
+    """Each model (in each variant: its solve options) up the ladder until its first failure to prove optimality
+    (``after_failure`` more rungs after it).
 
     With several variants, they run back to back on each rung, so that on a shared machine they see the
-    same load.
+    same load. A variant whose options the model does not take (``fix`` for a model without fixing) is
+    skipped for that model.
     """
     import importlib
 
     spec = get_family(family)
     methods = importlib.import_module(f"formulations.{family}").METHODS
     counts, sizes = LADDERS[family]
-    runs = [(m, v) for m in models for v in variants]
+    runs = [(m, v) for m in models for v in variants if all(_takes(methods[m], k) for k in variants[v])]
     rows: dict[str, list] = {f"{m}/{v}": [] for m, v in runs}
     largest: dict[str, int | None] = {f"{m}/{v}": None for m, v in runs}
+    proved: dict[str, int | None] = {f"{m}/{v}": None for m, v in runs}
+    within: dict[str, int | None] = {f"{m}/{v}": None for m, v in runs}
+    failures: dict[str, int] = {f"{m}/{v}": 0 for m, v in runs}
+    cpu_limit = time_limit if cpu_limit is None else cpu_limit
     alive = list(runs)
     for n in counts:
         if not alive or (max_jobs is not None and n > max_jobs):
@@ -88,15 +128,26 @@ def climb(family: str, models: list[str], time_limit: float, variants: dict[str,
                 res, outcome = None, {"status": "error", "objective": None, "bound": None, "error": str(exc)}
             row = {"jobs": n, **kwargs, **outcome,
                    "wall_s": round(time.perf_counter() - t0, 2), "cpu_s": round(_cpu() - cpu0, 2),
-                   "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)}
-            rows[f"{m}/{v}"].append(row)
+                   "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+                   "load_1min": round(os.getloadavg()[0], 2), **(_fixing_row(res) if res is not None else {})}
+            key = f"{m}/{v}"
+            rows[key].append(row)
+            share = row.get("fixing", {}).get("fixed_share")
             print(f"{family:10s} {m:5s} {v:12s} {n:3d} jobs {kwargs}: {row['status']:10s} obj {row['objective']} "
-                  f"bound {row['bound']} wall {row['wall_s']} s cpu {row['cpu_s']} s", flush=True)
+                  f"bound {row['bound']} wall {row['wall_s']} s cpu {row['cpu_s']} s"
+                  + (f" fixed {100 * share:.1f} %" if share is not None else ""), flush=True)
             if res is not None and res.status == Status.OPTIMAL:
-                largest[f"{m}/{v}"] = n
+                if not failures[key]:
+                    largest[key] = n
+                proved[key] = n
+                if row["cpu_s"] <= cpu_limit:
+                    within[key] = n
             else:
-                alive.remove((m, v))
-    return {"largest_optimal_jobs": largest, "rows": rows}
+                failures[key] += 1
+                if failures[key] > after_failure:
+                    alive.remove((m, v))
+    return {"largest_optimal_jobs": largest, "largest_proved_jobs": proved, "largest_within_cpu": within,
+            "rows": rows}
 
 
 def main() -> None:
@@ -108,9 +159,16 @@ def main() -> None:
     ap.add_argument("--original", action="store_true", help="build the models without the issue-19 cuts")
     ap.add_argument("--paired", action="store_true",
                     help="run the original and the strengthened model back to back on every rung")
+    ap.add_argument("--fixing", action="store_true",
+                    help="run the models that take fix= without and with reduced-cost fixing, back to back")
+    ap.add_argument("--after-failure", type=int, default=0, help="rungs climbed past a model's first failure")
+    ap.add_argument("--cpu-limit", type=float, default=None,
+                    help="CPU seconds within which a proof counts (default: the time limit)")
     ap.add_argument("--name", default="exact_scale.json")
     args = ap.parse_args()
-    if args.paired:
+    if args.fixing:
+        variants = {"unfixed": {"fix": False}, "fixed": {"fix": True}}
+    elif args.paired:
         variants = {"original": {"strengthen": False}, "strengthened": {"strengthen": True}}
     elif args.original:
         variants = {"original": {"strengthen": False}}
@@ -118,11 +176,13 @@ def main() -> None:
         variants = {"default": {}}
     out = {"setting": f"small generator, seed {SEED}, growing job count (LADDERS); wall-clock limit per call; "
                       "machine shared (2 cores), CPU time per call recorded",
-           "time_limit_s": args.time_limit, "variants": variants, "families": {}}
+           "time_limit_s": args.time_limit, "cpu_limit_s": args.cpu_limit or args.time_limit,
+           "after_failure": args.after_failure, "variants": variants, "families": {}}
     path = result_path(args.out, args.name)
     cpu0 = _cpu()
     for fam in args.families.split(","):
-        out["families"][fam] = climb(fam, args.models.split(","), args.time_limit, variants, args.max_jobs)
+        out["families"][fam] = climb(fam, args.models.split(","), args.time_limit, variants, args.max_jobs,
+                                     args.after_failure, args.cpu_limit)
         out["total_cpu_s"] = round(_cpu() - cpu0, 1)
         path.write_text(json.dumps(out, indent=2) + "\n")  # after each family: a partial run keeps its rows
     print("wrote", path, "total cpu", out["total_cpu_s"], "s")

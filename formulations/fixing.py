@@ -215,6 +215,9 @@ class Fixing:
             "fixed_share": round(self.fixed / self.columns, 6) if self.columns else 0.0,
             "rounds": len(self.history) + 1,
             "incumbents": [obj for obj, _ in self.history] + [self.incumbent.objective],
+            # the prices every fixing decision was made at: with the incumbent's value they re-derive which
+            # variables were fixed, without a solver (`edgeopt.core.lowerbound.check_certificate` checks them)
+            "bound_certificate": self.prices.certificate,
         }
 
 
