@@ -124,7 +124,7 @@ def certified_prices(instance: Any, deadline: Deadline | None, *, share: float =
     solver's tolerance.
     """
     from edgeopt.core.colgen import TimeIndexedRelaxation, reduced_costs
-    from edgeopt.core.lowerbound import _dense, compute_bound, find_method
+    from edgeopt.core.lowerbound import certificate_multipliers, compute_bound, find_method
     from edgeopt.core.lpbound import round_up
     from formulations import table
 
@@ -144,7 +144,7 @@ def certified_prices(instance: Any, deadline: Deadline | None, *, share: float =
     rel = method.relax(instance)
     if not isinstance(rel, TimeIndexedRelaxation) or rel.fingerprint() != cert["fingerprint"]:
         return None
-    pi = _dense(cert["multipliers"], (rel.n_rows, rel.horizon))
+    pi = certificate_multipliers(rel, res)
     costs = reduced_costs(rel, pi)
     offset = float(method.offset(instance)) if method.offset else 0.0
     step = method.step(instance) if method.step else None

@@ -217,6 +217,18 @@ def check_certificate(method: BoundMethod, instance: Any, result: Result) -> flo
     return bound
 
 
+def certificate_multipliers(relaxation: Any, result: Result) -> np.ndarray:
+    """The multipliers of ``result``'s certificate as a dense array shaped for ``relaxation`` (the one
+    `check_certificate` evaluates): LP row duals ``[rows]`` or prices ``[rows, slots]``. Reduced-cost fixing
+    (`formulations.fixing`) reads its prices here; `ModelError` when the certificate is unreadable."""
+    cert = result.extra.get("certificate") if isinstance(result.extra, dict) else None
+    if not isinstance(cert, dict):
+        raise ModelError("certificate: missing (extra.certificate)")
+    expected = tuple(relaxation.shape[:1]) if isinstance(relaxation, LinearProgram) else (
+        relaxation.n_rows, relaxation.horizon)
+    return _dense(cert.get("multipliers"), expected)
+
+
 def find_method(methods: dict[str, BoundMethod], name: str, family: str) -> BoundMethod:
     """The method called ``name`` (``auto``: the first registered), InputError otherwise."""
     if not methods:
