@@ -1,0 +1,190 @@
+"""The single-job problem of okita (``formulations/okita/singlejob.py``) against brute force on tiny cases:
+the exact MILP equals the exhaustive optimum, the Lagrangian is below it for any multipliers, and every
+plan is feasible and costs what it says."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from edgeopt.okita.instance import generate
+from edgeopt.okita.schedule import JobSchedule, Schedule, job_parts, validate
+from formulations.okita import singlejob as sj
+
+
+def _transport(job: sj.SingleJob, room: tuple[int, ...]) -> float | None:
+    """Least transfer cost of sending every origin's chunks to sites with ``room`` chunks, by enumeration."""
+    R = job.n_sites
+    best = [math.inf]
+
+    def origin(r: int, left: list[int], acc: float) -> None:
+        if acc >= best[0]:
+            return
+        if r == R:
+            best[0] = acc
+            return
+        for split in itertools.product(*(range(int(job.chunks[r]) + 1) for _ in range(R))):
+            if sum(split) != job.chunks[r] or any(split[j] > left[j] for j in range(R)):
+                continue
+            origin(r + 1, [left[j] - split[j] for j in range(R)], acc + sum(job.dq[r, j] * split[j] for j in range(R)))
+
+    origin(0, list(room), 0.0)
+    return None if math.isinf(best[0]) else best[0]
+
+
+def brute_force(job: sj.SingleJob, w: np.ndarray, P: np.ndarray) -> float:
+    """The least priced cost over every plan: per slot nothing or (PS site, workers), by a DP over (chunks
+    the slots can train per site, last active slot), then the transfers by enumeration."""
+    R, L = job.n_sites, job.slots
+    cm = job.cap_matrix()
+    D = job.total_chunks
+    states: dict[tuple[tuple[int, ...], int], float] = {(tuple([0] * R), -1): 0.0}
+    for s in range(L):
+        options: list[tuple[float, list[int]] | None] = [None]
+        for p in range(R):
+            if job.cap_ps[s, p] < 0:
+                continue
+            for ys in itertools.product(*(range(int(cm[s, p, r]) + 1) for r in range(R))):
+                if sum(ys) == 0:
+                    continue
+                cost = P[s, p] + sum((w[s, r] + job.xq[p, r]) * ys[r] for r in range(R))
+                options.append((cost, [int(job.trainable(ys[r])) for r in range(R)]))
+        nxt: dict[tuple[tuple[int, ...], int], float] = {}
+        for (room, last), value in states.items():
+            for o in options:
+                key, v = ((room, last), value) if o is None else (
+                    (tuple(min(D, room[r] + o[1][r]) for r in range(R)), s), value + o[0])
+                if v < nxt.get(key, math.inf):
+                    nxt[key] = v
+        states = nxt
+    best = math.inf
+    for (room, last), value in states.items():
+        if last >= 0 and (tc := _transport(job, room)) is not None:
+            best = min(best, value + tc + float(job.latency[last]))
+    return best
+
+
+def tiny_job(rng: np.random.Generator, R: int, L: int) -> sj.SingleJob:
+    q = np.round(rng.uniform(0.02, 0.08, (R, R)), 3)
+    q = np.triu(q, 1)
+    q = q + q.T
+    E = int(rng.integers(1, 3))
+    rho = E * int(rng.integers(1, 3)) + (0.5 if rng.random() < 0.3 else 0.0)  # k not always an integer
+    if rng.random() < 0.5:  # equal slots (a bound's pricing) or slots of their own (beside other jobs)
+        cap_alone = np.repeat(rng.integers(1, 3, (1, R)), L, axis=0)
+        cap_ps = np.minimum(cap_alone, np.repeat(rng.integers(-1, 3, (1, R)), L, axis=0))
+    else:
+        cap_alone = rng.integers(0, 3, (L, R))
+        cap_ps = np.minimum(cap_alone, rng.integers(-1, 3, (L, R)))
+    D = rng.integers(0, 3, R)
+    D[int(rng.integers(R))] += 1
+    latency = (np.cumsum(rng.integers(0, 40, L)) + 20).astype(float)
+    return sj.SingleJob(0, 0, L - 1, latency, E, float(rho), D, np.ones(1), np.ones(1), float(rng.integers(30, 300)),
+                        float(rng.integers(20, 60)), q, cap_alone, cap_ps)
+
+
+def tiny_cases(n: int, seed: int):
+    rng = np.random.default_rng(seed)
+    for _ in range(n):
+        R = int(rng.integers(1, 4))
+        L = int(rng.integers(1, 5 if R < 3 else 4))
+        job = tiny_job(rng, R, L)
+        priced = rng.random() < 0.7
+        w = rng.uniform(0, 10, (L, R)) * priced
+        P = rng.uniform(0, 10, (L, R)) * priced
+        yield rng, job, w, P
+
+
+def test_exact_milp_equals_brute_force_on_tiny_cases() -> None:
+    feasible = 0
+    for _, job, w, P in tiny_cases(60, seed=1):
+        truth = brute_force(job, w, P)
+        got = sj.exact(job, w, P, time_limit=60)
+        if math.isinf(truth):
+            assert got.plan is None
+            continue
+        feasible += 1
+        assert got.optimal
+        assert got.value == pytest.approx(truth, rel=1e-9, abs=1e-9)
+        assert sj.priced_cost(job, got.plan, w, P) == pytest.approx(truth, rel=1e-9, abs=1e-9)
+    assert feasible >= 20
+
+
+def test_lagrangian_is_below_the_optimum_for_any_multipliers() -> None:
+    checked = 0
+    for rng, job, w, P in tiny_cases(80, seed=2):
+        truth = brute_force(job, w, P)
+        if math.isinf(truth):
+            continue
+        checked += 1
+        for mu in (np.zeros(job.n_sites), rng.uniform(0, 60, job.n_sites), None):
+            value = (sj.improve_multipliers(job, w, P, None, steps=60)[1].value if mu is None
+                     else sj.lagrangian(job, w, P, mu).value)
+            assert value <= truth + 1e-9
+    assert checked >= 30
+
+
+def test_the_improved_lagrangian_is_close_on_tiny_cases() -> None:
+    """Not vacuous: on average within a few percent of the optimum."""
+    gaps = []
+    for _, job, w, P in tiny_cases(80, seed=3):
+        truth = brute_force(job, w, P)
+        if math.isfinite(truth):
+            gaps.append((truth - sj.improve_multipliers(job, w, P, None, steps=80)[1].value) / max(1.0, truth))
+    assert np.mean(gaps) < 0.08
+
+
+def test_the_tail_bound_is_below_the_full_model() -> None:
+    """Completions past the modelled slots are bounded by the zero-price slot problem: still below."""
+    rng = np.random.default_rng(4)
+    checked = 0
+    for _ in range(40):
+        R, L = int(rng.integers(1, 3)), 4
+        job = tiny_job(rng, R, L)
+        job.cap_alone[:] = job.cap_alone[0]
+        job.cap_ps[:] = job.cap_ps[0]
+        w, P = rng.uniform(0, 10, (L, R)), rng.uniform(0, 10, (L, R))
+        truth = brute_force(job, w, P)
+        if math.isinf(truth):
+            continue
+        cut = sj.SingleJob(0, 0, 1, job.latency[:2], job.epochs, job.rho, job.chunks, job.m, job.n, job.param_mb,
+                           job.chunk_mb, job.q, job.cap_alone[:2], job.cap_ps[:2])
+        mu = rng.uniform(0, 40, R)
+        assert sj.lagrangian(cut, w[:2], P[:2], mu, tail=job.latency[2:]).value <= truth + 1e-9
+        checked += 1
+    assert checked >= 10
+
+
+def test_plans_are_feasible_and_never_below_the_optimum() -> None:
+    for _, job, w, P in tiny_cases(50, seed=5):
+        truth = brute_force(job, w, P)
+        plan, cost, lag, _ = sj.best_plan(job, w, P, exact_workers=True, steps=20)
+        if math.isinf(truth):
+            assert plan is None
+            continue
+        assert plan is not None and cost >= truth - 1e-9 and lag.value <= truth + 1e-9
+        assert cost == pytest.approx(sj.priced_cost(job, plan, w, P))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_plans_of_a_real_job_pass_the_validator_and_cost_what_they_say(seed: int) -> None:
+    inst = generate("small", seed=seed, jobs=1, servers=3, horizon=6)
+    job = sj.of_instance(inst, 0)
+    plan, cost, _, _ = sj.best_plan(job, exact_workers=True)
+    assert plan is not None
+    sched = Schedule(jobs=[JobSchedule(job=0, slots=sj.plan_entries(job, plan))])
+    assert validate(inst, sched) == []
+    assert sum(job_parts(inst, sched.jobs[0]).values()) == pytest.approx(cost)
+    exact = sj.exact(job, time_limit=60)
+    assert exact.optimal and exact.value <= cost + 1e-9
+
+
+def test_other_jobs_usage_lowers_the_caps() -> None:
+    inst = generate("small", seed=0, jobs=2, servers=3, horizon=6)
+    used = np.zeros((inst.horizon, len(inst.sites), len(inst.resources)))
+    used[:, 0] = inst.capacity[0]  # site 0 full in every slot
+    job = sj.of_instance(inst, 0, used=used)
+    assert (job.cap_alone[:, 0] == 0).all() and (job.cap_ps[:, 0] == -1).all()
