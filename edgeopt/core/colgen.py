@@ -357,7 +357,14 @@ def column_generation(
             the capacity rows of each bucket (a surrogate relaxation), so its duals are prices that
             are constant within a bucket: a special case of pi >= 0, hence still a valid L(pi), and
             the certificate keeps the full [R, T] prices. Bucketing costs strength, never validity.
+
+    A relaxation with its own ``column_generation(deadline=, rel_tol=, max_iterations=, max_nonzeros=)``
+    (a master this loop cannot build, e.g. columns that are whole schedules and multipliers of its own
+    stored in extra rows) is handed to it: it returns the same `ColumnGenerationResult`.
     """
+    own = getattr(rel, "column_generation", None)
+    if callable(own):
+        return own(deadline=deadline, rel_tol=rel_tol, max_iterations=max_iterations, max_nonzeros=max_nonzeros)
     import highspy
 
     t_start = time.perf_counter()

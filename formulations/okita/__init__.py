@@ -23,6 +23,7 @@ from edgeopt.core.lowerbound import BoundMethod
 from formulations import LazyFunction, lazy_attributes
 from formulations.okita import milp
 from formulations.okita.bounds import latency_bound
+from formulations.okita.configlp import CONFIG_LP
 from formulations.okita.lpbound import WORKER_LP
 from formulations.okita.milp import build_milp, lp_relaxation, solve_milp
 
@@ -31,8 +32,8 @@ __getattr__ = lazy_attributes(__name__, {name: "cpsat" for name in ("cpsat", "bu
 METHODS: dict[str, Callable[..., Result]] = {"milp": solve_milp, "cpsat": LazyFunction(f"{__name__}.cpsat", "solve_cpsat")}
 SIZES: dict[str, Callable[..., ModelSize]] = {"milp": milp.model_size,
                                               "cpsat": LazyFunction(f"{__name__}.cpsat", "model_size")}
-#: Certified lower bounds (``edgeopt bound``; the first is ``auto``): ``lpbound.py``.
-LOWER_BOUNDS: dict[str, BoundMethod] = {"worker_lp": WORKER_LP}
+#: Certified lower bounds (``edgeopt bound``; the first is ``auto``): ``lpbound.py``, ``configlp.py``.
+LOWER_BOUNDS: dict[str, BoundMethod] = {"worker_lp": WORKER_LP, "config_lp": CONFIG_LP}
 #: Large-neighbourhood search plug-ins by the exact model of their windows (``solve --lns``): ``lns.py``.
 NEIGHBOURHOODS: dict[str, Callable[[], Neighbourhood]] = {"cpsat": LazyFunction(f"{__name__}.lns", "neighbourhood")}
 
