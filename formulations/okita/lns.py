@@ -17,6 +17,11 @@ The incumbent's entries of the window's jobs are feasible in that model and are 
 (seed 0, oasis_latency start, 5 s per window, one worker): windows of one job gained 375 over eight
 windows, windows of two jobs 7, so the search starts at one job; no window was proved optimal (CP-SAT's
 bound of a single job alone stays far below its incumbent: the big-M exchange rows (1) relax to nothing).
+
+So each window first re-optimises its jobs one at a time with every other job fixed
+(`reoptimise_single`: the single-job solver of ``singlejob.py`` over what the others leave, its plan
+kept only when it costs less than the job's incumbent entries), and CP-SAT then starts from that
+schedule with what is left of the window's time.
 """
 
 from __future__ import annotations
@@ -31,6 +36,10 @@ from formulations.common import solve_cpsat as run_cpsat
 #: CP-SAT parameters of a window's solve (`formulations.common.solve_cpsat`). The defaults: without
 #: interleaving, or without presolve, the paper-preset windows above gained no more.
 SUB_PARAMS: dict[str, Any] = {}
+#: Share of a window's time for the single-job re-optimisations before CP-SAT (the rest, at least).
+SINGLE_SHARE = 0.6
+#: Seconds per fixed-PS MILP of the single-job solver (`singlejob.fixed_ps_plan`).
+SINGLE_MILP_LIMIT = 0.5
 #: Slots modelled after a free job's incumbent completion (it may finish later than it did, by this much);
 #: 6 gained a little more than 2 on the paper-preset windows above, and a slot costs only ~4 R variables.
 EXTRA_SLOTS = 6
@@ -87,12 +96,18 @@ def reoptimise(instance: Any, schedule: Any, free: Sequence[int], time_limit: fl
     idx = sorted({int(j) for j in free})
     if not idx:
         return SubSolve(None, False)
+    sched = None
     try:
         sched = schedule if isinstance(schedule, Schedule) else FAMILY.parse_schedule(schedule)
+        single = Deadline(SINGLE_SHARE * deadline.remaining(floor=0.0))
+        for i in idx:
+            if single.expired():
+                break
+            sched = reoptimise_single(instance, sched, i, deadline=single) or sched
         rest = [js for js in sched.jobs if int(js.job) not in idx]
         last = last_slots(instance, sched, idx)
         if (refused := refuse_above(window_size(instance, last), max_nonzeros)) is not None:
-            return refused
+            return SubSolve(sched, False, refused=refused.refused)  # the single-job moves need no model
         with deadline.guard("the neighbourhood model"):
             model, V = build_cpsat(instance, deadline=deadline, jobs=idx, fixed=Schedule(jobs=rest),
                                    last_slot=last, per_slot_transfers=False)
@@ -101,9 +116,9 @@ def reoptimise(instance: Any, schedule: Any, free: Sequence[int], time_limit: fl
                                        params=SUB_PARAMS)
         new = extract_cpsat(solver, V, instance) if outcome.has_solution else None
     except Exception:  # noqa: BLE001 - a sub-model that fails to build or solve leaves the incumbent as it is
-        return SubSolve(None, False)
+        return SubSolve(sched if sched is not None and sched is not schedule else None, False)
     if new is None:
-        return SubSolve(None, outcome.status == Status.INFEASIBLE)
+        return SubSolve(sched if sched is not schedule else None, outcome.status == Status.INFEASIBLE)
     merged = Schedule(jobs=sorted(rest + list(new.jobs), key=lambda js: int(js.job)), 
                       rejected=[j for j in sched.rejected if j not in idx])
     return SubSolve(merged, outcome.status == Status.OPTIMAL)
@@ -112,3 +127,28 @@ def reoptimise(instance: Any, schedule: Any, free: Sequence[int], time_limit: fl
 def neighbourhood() -> Neighbourhood:
     """The LNS plug-in (windows solved with the CP-SAT model)."""
     return Neighbourhood(order=order, reoptimise=reoptimise, window=1, max_window=4)
+
+
+def reoptimise_single(instance: Any, schedule: Any, i: int, *, deadline: Deadline) -> Any | None:
+    """``schedule`` with job i re-planned alone over what every other job leaves (`singlejob.best_plan`:
+    L-median PS sites, whole workers by a fixed-PS MILP), or None when no plan found costs less than
+    job i's incumbent entries. The others' entries are unchanged, so the result stays feasible."""
+    from edgeopt.core.limits import BuildTimeLimit
+    from edgeopt.okita.schedule import JobSchedule, Schedule, job_parts, usage_per_slot
+    from formulations.okita import singlejob as sj
+
+    mine = next((js for js in schedule.jobs if int(js.job) == i), None)
+    if mine is None or mine.completion is None:
+        return None
+    others = Schedule(jobs=[js for js in schedule.jobs if int(js.job) != i])
+    job = sj.of_instance(instance, i, used=usage_per_slot(instance, others))
+    current = sum(job_parts(instance, mine).values())
+    try:
+        plan, cost, _, _ = sj.best_plan(job, exact_workers=True, time_limit=min(SINGLE_MILP_LIMIT, deadline.remaining()),
+                                        steps=10, deadline=deadline)
+    except BuildTimeLimit:
+        return None
+    if plan is None or cost >= current - 1e-9 * max(1.0, abs(current)):
+        return None
+    new = JobSchedule(job=i, slots=sj.plan_entries(job, plan))
+    return Schedule(jobs=sorted(others.jobs + [new], key=lambda js: int(js.job)), rejected=list(schedule.rejected))

@@ -1,0 +1,46 @@
+"""okita's large-neighbourhood search with the single-job solver (``formulations/okita/lns.py``): a job
+re-planned over what the others leave keeps the schedule valid and never makes it worse."""
+
+from __future__ import annotations
+
+import pytest
+
+from edgeopt.core.limits import Deadline
+from edgeopt.core.lns import search
+from edgeopt.okita import FAMILY
+from edgeopt.okita.baselines import oasis_latency
+from edgeopt.okita.instance import generate
+from edgeopt.okita.schedule import Schedule, job_parts, objective, validate
+from formulations.okita.lns import neighbourhood, reoptimise_single
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_each_single_job_move_is_valid_and_strictly_better(seed: int) -> None:
+    inst = generate("paper", seed=seed, jobs=8, servers=6, horizon=30)
+    sched = Schedule.model_validate(oasis_latency(inst).schedule)
+    start = objective(inst, sched)
+    moved = 0
+    for i in range(len(inst.jobs)):
+        before = {js.job: js for js in sched.jobs}
+        new = reoptimise_single(inst, sched, i, deadline=Deadline(60))
+        if new is None:
+            continue
+        moved += 1
+        assert validate(inst, new) == []
+        assert objective(inst, new) < objective(inst, sched)
+        after = {js.job: js for js in new.jobs}
+        assert all(after[j] == before[j] for j in before if j != i)  # only job i changed
+        assert sum(job_parts(inst, after[i]).values()) < sum(job_parts(inst, before[i]).values())
+        sched = new
+    assert moved > 0 and objective(inst, sched) < start
+
+
+def test_the_search_never_returns_worse_than_its_start() -> None:
+    inst = generate("paper", seed=2, jobs=6, servers=5, horizon=24)
+    start = Schedule.model_validate(oasis_latency(inst).schedule)
+    best, value, log = search(FAMILY, inst, start, neighbourhood(), deadline=Deadline(120), sub_limit=1.0,
+                              max_passes=1)
+    assert validate(inst, best) == []
+    assert value == pytest.approx(objective(inst, best))
+    assert value <= objective(inst, start)
+    assert log.improvements > 0
