@@ -5,7 +5,7 @@ tests/test_cli_catalog.py fails when it differs from what the registry reports.
 
 FAMILIES = ('edgecloud', 'hetero', 'tapfinger', 'preemptive', 'okita')
 
-SOURCES_SHA256 = '22d27c440ca2e0dd2a835ac175d5813a235320e1a6884449b69da02fd94dc802'
+SOURCES_SHA256 = '626008856cad009b4c8a22e4495914337b20fe2ed63a1b7eff67b70856b98420'
 
 GUARDS = [{'algorithms': ['online', 'vanilla_marl'],
   'family': 'tapfinger',

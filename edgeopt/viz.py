@@ -327,7 +327,8 @@ def plot_comparison(comparison: Any, *, ax: Axes | None = None) -> Axes:
     log = len(positive) == len(values) and len(positive) > 1 and max(positive) > 10 * min(positive)
     for x, r in zip(xs, rows, strict=True):
         partial = r.status == "partial"
-        bar = ax.bar(x, r.objective, color=KIND_COLOURS.get(r.kind, KIND_COLOURS["baseline"]),
+        colour = KIND_COLOURS.get(_colour_kind(comparison.family, r), KIND_COLOURS["baseline"])
+        bar = ax.bar(x, r.objective, color=colour,
                      alpha=0.5 if partial else 1.0, hatch="//" if partial else None,
                      edgecolor="red" if not r.valid else "black",
                      linewidth=1.5 if not r.valid else 0.5, gid=f"bar-{r.algorithm}")[0]
@@ -345,7 +346,7 @@ def plot_comparison(comparison: Any, *, ax: Axes | None = None) -> Axes:
         text = _value_text(r.objective) + (f"\n{note}" if note else "")  # the value on every bar
         ax.annotate(text, (bar.get_x() + bar.get_width() / 2, bar.get_height()), xytext=(0, 2),
                     textcoords="offset points", ha="center", va="bottom", fontsize=7, linespacing=1.0)
-    handles = _comparison_legend(rows)
+    handles = _comparison_legend(rows, comparison.family)
     if comparison.reference_name == "bound" and comparison.reference is not None:
         handles.append(ax.axhline(comparison.reference, ls="--", color="k", lw=1, label="exact model's lower bound"))
     if handles:
@@ -376,17 +377,41 @@ def _value_text(v: float) -> str:
     return f"{v:,.0f}" if float(v).is_integer() and abs(v) < 1e9 else f"{v:.4g}"
 
 
-#: Bar colours of `plot_comparison` by the algorithm's kind (its legend names them).
-KIND_COLOURS = {"online": "#dd8452", "baseline": "#4c72b0", "offline": "#8172b3", "exact": "#55a868"}
+#: Bar colours of `plot_comparison` by the algorithm's kind (its legend names them); ``paper`` is the
+#: family paper's own algorithm (`AlgorithmSpec.paper`), ``online`` any other online algorithm.
+KIND_COLOURS = {"paper": "#dd8452", "online": "#ccb974", "baseline": "#4c72b0", "offline": "#8172b3",
+                "exact": "#55a868"}
+#: What the legend calls each of `KIND_COLOURS`.
+KIND_NAMES = {"paper": "online (the paper's)", "online": "online (ours, not the paper's)", "baseline": "baseline",
+              "offline": "offline heuristic", "exact": "exact model"}
 
 
-def _comparison_legend(rows: Sequence[Any]) -> list[Any]:
+def _colour_kind(family: str, row: Any) -> str:
+    """``paper`` for a row of the family paper's own algorithm, by the registry's flag (`AlgorithmSpec.paper`),
+    else the row's kind.
+
+    The kind alone cannot tell: variants of ours (hetero's ``online_every_slot``) are ``online`` too and
+    were drawn as the paper's. A variant label ``online[F=64]`` is the paper's algorithm with other
+    parameters: its base name is looked up. A name the registry lacks (a row built by hand, an
+    unloaded plug-in) is never the paper's.
+    """
+    from edgeopt.core.errors import InputError
+    from edgeopt.families import algorithms
+
+    try:
+        algo = algorithms(family).get(str(row.algorithm).partition("[")[0])  # imports the family: registered
+    except (InputError, TypeError):  # not a family of ours: nothing of it is the paper's
+        algo = None
+    return "paper" if algo is not None and algo.paper else str(row.kind)
+
+
+def _comparison_legend(rows: Sequence[Any], family: str) -> list[Any]:
     """Legend handles: one per kind present, then the marks for partial and invalid results."""
     from matplotlib.patches import Patch
 
-    names = {"online": "online (the paper's)", "baseline": "baseline", "offline": "offline heuristic",
-             "exact": "exact model"}
-    kinds = [k for k in KIND_COLOURS if any(r.kind == k for r in rows)]
+    names = KIND_NAMES
+    present = {_colour_kind(family, r) for r in rows}
+    kinds = [k for k in KIND_COLOURS if k in present]
     handles = [Patch(facecolor=KIND_COLOURS[k], edgecolor="black", linewidth=0.5, label=names[k]) for k in kinds]
     if any(r.status == "partial" for r in rows):
         handles.append(Patch(facecolor="white", hatch="//", edgecolor="black", label="partial: jobs rejected"))

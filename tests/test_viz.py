@@ -457,3 +457,23 @@ def test_plot_output_that_is_a_fifo_or_device_is_refused_and_kept(hetero_files, 
     assert_clean_error(err, "not a regular file")
     assert len(err.strip().splitlines()) == 1, err
     assert os.lstat(out).st_mode == mode  # still the same node, never replaced
+
+
+def test_comparison_marks_only_the_papers_algorithm_as_the_papers():
+    """hetero's online_every_slot (ours, kind 'online') was coloured and named "online (the paper's)":
+    the registry's `paper` flag decides, not the kind."""
+    from edgeopt.core.registry import lookup
+
+    api.algorithms("hetero")
+    assert lookup("hetero", "online").paper and not lookup("hetero", "online_every_slot").paper
+    assert all(lookup(f, "online").paper for f in FAMILIES if "online" in api.algorithms(f))
+    rows = [_row("online", "online", "feasible", 12.0), _row("online_every_slot", "online", "feasible", 11.0),
+            _row("online[F=64]", "online", "feasible", 13.0), _row("fifo", "baseline", "feasible", 14.0)]
+    ax = api.Comparison.plot(_comparison(rows))
+    colour = {b.get_gid(): b.get_facecolor() for b in _bars(ax)}
+    assert colour["bar-online"] == colour["bar-online[F=64]"] != colour["bar-online_every_slot"]
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend == ["online (the paper's)", "online (ours, not the paper's)", "baseline"]
+    # a hand-built row of a name the registry lacks is never the paper's
+    ax = api.Comparison.plot(_comparison([_row("mine", "online", "feasible", 1.0)]))
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["online (ours, not the paper's)"]

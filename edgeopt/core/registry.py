@@ -129,8 +129,9 @@ class AlgorithmSpec:
     Attributes:
         family: the family it schedules.
         name: its name on the command line (``online``, ``fifo``...).
-        kind: ``online`` (the paper's algorithm), ``baseline`` (compared against
-            in the paper) or ``offline`` (sees all jobs; a heuristic reference).
+        kind: ``online`` (jobs revealed at arrival: the paper's algorithm or a variant of it),
+            ``baseline`` (compared against in the paper) or ``offline`` (sees all jobs; a heuristic
+            reference).
         fn: ``fn(instance, *, seed=0, **params) -> Result``.
         summary: one line for ``edgeopt algorithms``.
         randomized: whether ``seed`` changes its output.
@@ -140,6 +141,8 @@ class AlgorithmSpec:
             applies to it; its schedules are still validated (under the
             relaxation's own rules).
         params: its declared parameters (from ``fn``'s keyword-only arguments).
+        paper: whether it is the family paper's own algorithm (charts mark only these as the paper's:
+            an ``online`` variant of ours, such as hetero's ``online_every_slot``, is not).
     """
 
     family: str
@@ -150,6 +153,7 @@ class AlgorithmSpec:
     randomized: bool = False
     relaxed: bool = False
     params: tuple[Param, ...] = ()
+    paper: bool = False
 
     def __call__(self, instance: Any, *, seed: int = 0, **params: Any) -> Result:
         return self.fn(instance, seed=seed, **self.check_params(params))
@@ -250,6 +254,7 @@ def register(
     relaxed: bool = False,
     params: Mapping[str, str] | None = None,
     ranges: Mapping[str, str] | None = None,
+    paper: bool = False,
 ) -> Callable[[AlgorithmFn], AlgorithmFn]:
     """Decorator registering ``fn`` as algorithm ``name`` of ``family``.
 
@@ -265,6 +270,7 @@ def register(
         relaxed: whether it schedules a relaxation of the family's model.
         params: one-line meanings of parameters, where the docstring has none.
         ranges: bounds of numeric parameters as comparisons (``{"f1": "> 0"}``), checked before a run.
+        paper: the family paper's own algorithm (`AlgorithmSpec.paper`).
     """
 
     def deco(fn: AlgorithmFn) -> AlgorithmFn:
@@ -275,7 +281,7 @@ def register(
         if old is not None and old.fn is not fn and not same_source:
             warnings.warn(f"algorithm {family}/{name} registered again: the new one replaces it", stacklevel=2)
         table[name] = AlgorithmSpec(
-            family, name, kind, fn, summary, randomized, relaxed, declared_params(fn, params, ranges)
+            family, name, kind, fn, summary, randomized, relaxed, declared_params(fn, params, ranges), paper
         )
         return fn
 

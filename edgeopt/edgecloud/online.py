@@ -655,7 +655,7 @@ def finish(instance: Instance, name: str, runs: dict[int, JobRun], runtime_s: fl
     return FAMILY.algorithm_result(instance, name, sched, runtime_s, rejected=rejected, extra=extra)
 
 
-@register("edgecloud", "online", kind="online", ranges={"f1": "> 0", "f2": "> 0"},
+@register("edgecloud", "online", kind="online", paper=True, ranges={"f1": "> 0", "f2": "> 0"},
           params={"f1": "F1 of (7): bound of a job's utility per unit of worker consumption; sets theta1",
                   "f2": "F2 of (8): bound of a job's utility per unit of PS consumption; sets theta2"},
           summary="A_online (Alg. 1): geometric batches + A_maxsche primal-dual pricing with COST_C/COST_D")

@@ -487,7 +487,7 @@ class OnlineScheduler(OnlinePolicy[Job]):
         self.commit(pl.job, payload)
 
 
-@register("hetero", "online", kind="online", ranges={"F": "> 0", "stretch": ">= 1"},
+@register("hetero", "online", kind="online", paper=True, ranges={"F": "> 0", "stretch": ">= 1"},
           summary="A_online (Alg. 1): geometric rounds, A_dual + A_maxweight with exponential prices (Zhou et al.)")
 def online(instance: Instance, *, seed: int = 0, F: float | None = None, stretch: float = 1.0,
            window: Window = "tau", order: Order = "arrival") -> Result:

@@ -214,7 +214,7 @@ class OkitaScheduler:
         return Schedule(jobs=group_entries(self.entries), rejected=sorted(self.rejected))
 
 
-@register("okita", "online", kind="online",
+@register("okita", "online", kind="online", paper=True,
           ranges={"alpha1": ">= 0", "alpha2": ">= 0", "beta1": ">= 0", "beta2": ">= 0", "beta3": ">= 0"},
           summary="Okita (Alg. 1-3): per-slot worker count by OSF, priority O_i(t), PA placement, greedy DTA")
 def online(instance: Instance, *, seed: int = 0, alpha1: float = 1.0, alpha2: float = 1.0, beta1: float = 1.0,

@@ -475,7 +475,7 @@ def run_greedy(instance: Instance, *, seed: int, speed: float, use_cloud: bool, 
     return FAMILY.algorithm_result(instance, name, sched, el[0], rejected=rejected, extra=extra)
 
 
-@register(FAMILY_NAME, "online", kind="online", ranges={"speed": "> 0"},
+@register(FAMILY_NAME, "online", kind="online", paper=True, ranges={"speed": "> 0"},
           params={"speed": "1 + eps: work per slot relative to the optimum's (Theorem 3); 1 is the paper's A_online"},
           summary="A_online (Alg. 1): A_greedy (HAPRF per worker, min-Q dispatch) + A_ps; speed = 1 + eps",
           randomized=True)

@@ -90,7 +90,7 @@ def register_all() -> bool:
             mark_unavailable("tapfinger", name, why)
         return False
 
-    @register("tapfinger", "online", kind="online",
+    @register("tapfinger", "online", kind="online", paper=True,
               summary="TapFinger: HAN + pointer network + Bayes conflict resolution, trained by masked MAPPO")
     def online(instance: Instance, *, seed: int = 0, sample: bool = False, checkpoint: str = "", threads: int = 1,
                backend: str = "dense") -> Result:
