@@ -28,20 +28,23 @@ processes, one thread each; by default one per core, at most `WORKERS_PER_CORE` 
 `CONNECT_TIMEOUT_S` seconds (an `InputError` naming ``address`` otherwise). On a SLURM cluster, start the workers as batch jobs with
 dask-jobqueue and hand the scheduler's address to the sweep (or the CLI's
 ``--address``); the store must be on a file system the driver sees (only the
-driver writes it)::
+driver writes it):
 
-    from dask_jobqueue import SLURMCluster
-    cluster = SLURMCluster(cores=1, processes=1, memory="4GB", walltime="02:00:00",
-                           job_extra_directives=["--cpus-per-task=1"])
-    cluster.scale(jobs=32)                      # 32 single-core workers
-    rows = run_sweep(points, address=cluster.scheduler_address, store="runs/hetero_sweep")
+```python
+from dask_jobqueue import SLURMCluster
+cluster = SLURMCluster(cores=1, processes=1, memory="4GB", walltime="02:00:00",
+                       job_extra_directives=["--cpus-per-task=1"])
+cluster.scale(jobs=32)                      # 32 single-core workers
+rows = run_sweep(points, address=cluster.scheduler_address, store="runs/hetero_sweep")
+```
 
 ``docs/sweeps.md`` has the same recipe for the command line.
 
->>> from edgeopt.sweep import SweepPoint, run_sweep, read_sweep
->>> pts = [SweepPoint("hetero", "small", seed=s, optimal=True) for s in range(20)]  # doctest: +SKIP
->>> rows = run_sweep(pts, store="out/sweep")   # LocalCluster, one worker per core  # doctest: +SKIP
->>> df = read_sweep("out/sweep")               # one row per (point, algorithm)   # doctest: +SKIP
+Examples:
+    >>> from edgeopt.sweep import SweepPoint, run_sweep, read_sweep
+    >>> pts = [SweepPoint("hetero", "small", seed=s, optimal=True) for s in range(20)]  # doctest: +SKIP
+    >>> rows = run_sweep(pts, store="out/sweep")   # LocalCluster, one worker per core  # doctest: +SKIP
+    >>> df = read_sweep("out/sweep")               # one row per (point, algorithm)   # doctest: +SKIP
 """
 
 from __future__ import annotations
