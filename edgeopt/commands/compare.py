@@ -35,9 +35,18 @@ def compare(
     instance: Annotated[Path, typer.Argument(help="Instance JSON file.")],
     algorithms: Annotated[str, typer.Option(help=ALGORITHMS_HELP)] = "all",
     grid: Annotated[list[str] | None, typer.Option("--grid", help=GRID_HELP)] = None,
-    optimal: Annotated[bool, typer.Option("--optimal", help="Also solve exactly and report ratios.")] = False,
+    optimal: Annotated[bool, typer.Option("--optimal", help="Also solve exactly and report ratios to the optimum "
+                                          "(a model too large for the budget: ratios to --bound's bound).")] = False,
+    bound: Annotated[bool, typer.Option("--bound", help="Also compute a certified lower bound: every ratio is to "
+                                        "it, with the interval [bound, best] and its gap, at any size.")] = False,
+    bound_method: Annotated[str, typer.Option("--bound-method", help="Bound method for --bound (`auto`: the "
+                                              "family's strongest scalable one).")] = "auto",
     method: Annotated[str, typer.Option(help="Exact model used with --optimal. " + METHOD_HELP)] = "milp",
-    time_limit: Annotated[float, typer.Option("--time-limit", help="Seconds for the exact model.")] = 60.0,
+    time_limit: Annotated[float, typer.Option("--time-limit", help="Seconds for the exact model, and again for "
+                                              "the bound.")] = 60.0,
+    max_model_size: Annotated[int | None, typer.Option(
+        "--max-model-size", help="Budget on the exact model's (and the bound's) estimated nonzeros "
+        "(default 2,000,000), checked before any algorithm runs.")] = None,
     seed: Seed = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print the comparison as JSON on stdout.")] = False,
     output: Annotated[Path | None, typer.Option("-o", "--output", help="Write the comparison as JSON here.")] = None,
@@ -52,7 +61,7 @@ def compare(
     inst = api.load(instance)
     spec = api.family_of(inst)
     names = _variant_labels(spec.name, algorithms, grid)  # a typo or bad parameter fails now, before any run
-    total = len(names) + (1 if optimal else 0)
+    total = len(names) + int(optimal) + int(bound)
     with _run_progress("current algorithm, slots") as progress:
         task = progress.add_task("comparing", total=total)
         started = [0]
@@ -71,6 +80,9 @@ def compare(
             seed=seed,
             on_step=tick,
             work_limit=work_limit,
+            bound=bound,
+            bound_method=bound_method,
+            max_model_size=max_model_size,
         )
         progress.update(task, completed=total)
     if as_json:
@@ -167,21 +179,27 @@ def _print_comparison(comparison: api.Comparison) -> None:
                "runtime s"]
     caption = f"objective: {comparison.objective_name} (lower is better); partial results (jobs rejected) get "
     caption += "no ratio and no rank" if header else "no rank; no exact model ran (or it found no bound): no ratios"
+    lower, upper = comparison.interval()
+    if comparison.reference_name == "bound" and upper is not None:
+        caption += (f"\ninterval on the optimum: [{_fmt(lower, 8)} ({comparison.reference_method} bound), "
+                    f"{_fmt(upper, 8)} (best schedule)], gap (best - bound) / best = {100 * comparison.gap():.1f} %")
     table = Table(*columns, caption=caption)
-    order = sorted(comparison.rows, key=lambda r: (r.rank is None, r.rank or 0))
+    order = sorted(comparison.rows, key=lambda r: (r.rank is None, r.kind == "bound", r.rank or 0))
     for row in order:
         ratio = f"{row.rejected} rejected" if row.status == "partial" else _fmt(row.ratio, 5)
         table.add_row(
             _plain(row.algorithm),
             _kind_label(row.kind, row.relaxed),
             row.status,
-            _fmt(row.objective, 8),
+            _fmt(row.objective, 8) if row.kind != "bound" else f">= {_fmt(row.bound, 8)}",
             *([ratio] if header else []),
             "-" if row.rank is None else str(row.rank),
             "yes" if row.valid else "NO",
             f"{row.runtime_s:.3f}",
         )
     out.print(table)
+    for note in comparison.notes:
+        out.print(f"note: {note}", markup=False)
     for row in comparison.rows:
         if row.kind == "exact" and row.status == "time_limit":
             out.print(_limit_note(row, comparison.reference_name), markup=False)

@@ -151,11 +151,14 @@ def guard_size(size: ModelSize, *, method: str, max_nonzeros: int | None) -> Non
     budget = DEFAULT_MAX_NONZEROS if max_nonzeros is None else int(max_nonzeros)
     if size.nonzeros > budget:
         hint = f"; {size.note}" if size.note else ""
+        # a bound's refusal must not send the user to `edgeopt bound`, where it came from
+        instead = ("another bound method (`edgeopt bound INSTANCE --method M`)"
+                   if method.startswith("bound ") else
+                   "the other method, `edgeopt bound INSTANCE` (a certified lower bound at any size)")
         raise InputError(
             "instance",
             f"the {method} model would have {size.describe()}, above the budget of {budget:,} nonzeros{hint}: "
-            "use a smaller instance, the other method, `edgeopt bound INSTANCE` (a certified lower bound at any "
-            "size), or raise the budget with --max-model-size",
+            f"use a smaller instance, {instead}, or raise the budget with --max-model-size",
         )
 
 

@@ -17,13 +17,17 @@ from edgeopt.core.limits import (
 )
 from edgeopt.services.lookup import (
     _check_seed,
+    _check_solver_limits,
     algorithms,
+    bound_methods,
     check_choice,
     exact_methods,
     family_of,
 )
 from edgeopt.services.running import check_plugin_result
-from edgeopt.solving.exact import solve
+from edgeopt.solving.bounds import bound as certified_bound
+from edgeopt.solving.bounds import bound_refusal
+from edgeopt.solving.exact import refusal, solve
 
 #: The status a comparison row shows for a result that failed validation (`compare` ranks it nowhere).
 INVALID = "invalid"
@@ -57,7 +61,10 @@ class Comparison:
     """Algorithms side by side on one instance, each validated, with ratios to a reference.
 
     ``reference_name`` says what the ratios divide by: ``optimum`` (a proven
-    optimum), ``bound`` (a proven lower bound at a time limit) or ``-``.
+    optimum), ``bound`` (a proven lower bound: the exact model's at its limit, or a certified one)
+    or ``-``; ``reference_method`` names the method that gave it (``milp``, ``worker_lp``, ...).
+    ``notes`` say what the table cannot: an exact model refused for its size and the bound used
+    instead, a limit that stopped a solve.
     """
 
     family: str
@@ -65,6 +72,22 @@ class Comparison:
     rows: list[Row]
     reference: float | None
     reference_name: str
+    reference_method: str | None = None
+    notes: list[str] = dataclasses.field(default_factory=list)
+
+    def interval(self) -> tuple[float | None, float | None]:
+        """[lower, upper] on the optimum: the reference (an optimum or a bound; None without one) and the
+        best objective of a complete, valid, non-relaxed row (None without one)."""
+        upper = [r.objective for r in self.rows if r.valid and r.objective is not None and not r.relaxed
+                 and r.kind != "bound" and r.status in ("optimal", "feasible", "time_limit")]
+        return self.reference, (min(upper) if upper else None)
+
+    def gap(self) -> float | None:
+        """(best - lower) / best over `interval` (the solvers' convention), or None when either end is missing."""
+        lower, upper = self.interval()
+        if lower is None or upper is None or upper <= 0:
+            return None
+        return max(0.0, (upper - lower) / upper)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -114,7 +137,7 @@ def _row(spec: FamilySpec, instance: Any, result: Result, kind: str, relaxed: bo
 def _rank_and_ratio(rows: list[Row], reference: float | None, reference_name: str = "optimum") -> None:
     """Ratios to ``reference`` (a proven ``optimum`` or a ``bound``) and ranks (1 = best objective) for
     complete, valid rows only; the ratio also goes to ``ratio_to_optimum`` or ``ratio_to_bound``."""
-    comparable = [r for r in rows if r.valid and r.objective is not None
+    comparable = [r for r in rows if r.valid and r.objective is not None and r.kind != "bound"
                   and r.status in ("optimal", "feasible", "time_limit")]
     for row in comparable:
         if reference:
@@ -137,6 +160,9 @@ def compare(
     seed: int = 0,
     on_step: Callable[[str], None] | None = None,
     work_limit: float | None = None,
+    bound: bool = False,
+    bound_method: str = "auto",
+    max_model_size: int | None = None,
 ) -> Comparison:
     """Run algorithms (default: all registered) and optionally an exact model on ``instance``.
 
@@ -156,6 +182,13 @@ def compare(
 
     ``work_limit`` bounds the exact solve by deterministic work as well as by ``time_limit`` (see `solve`):
     the way to get the same reference on a busy machine as on an idle one.
+
+    ``bound``: also compute a certified lower bound (`edgeopt.solving.bounds.bound` with
+    ``bound_method``, within ``time_limit``) and give every ratio against it unless the exact model
+    proved an optimum: the interval [bound, best schedule] at any size (`Comparison.interval`, `gap`).
+    With ``optimal``, the exact model's size is estimated before anything runs; a model above the
+    budget (``max_model_size`` nonzeros, the default of `solve`) is not built and the certified bound
+    takes its place, with a note saying so.
     """
     from edgeopt.services.variants import resolve
 
@@ -164,11 +197,28 @@ def compare(
     table = algorithms(spec.name)
     # Reject a typo or a bad parameter before running anything: a long comparison must not fail at its end.
     variants = resolve(spec.name, list(table) if names is None else names, "names")
-    if optimal:
-        check_choice("method", method, sorted(exact_methods(spec.name)), f"{spec.name} exact method")
+    notes: list[str] = []
+    if optimal or bound:
         if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) or time_limit <= 0:
             raise InputError("time_limit", f"must be a number of seconds > 0, got {time_limit!r}")
+        _check_solver_limits(time_limit, max_model_size)
+    if bound:
+        from edgeopt.core.lowerbound import find_method
+
+        find_method(bound_methods(spec.name), bound_method, spec.name)  # a typo fails now, before any run
+    if optimal:
+        check_choice("method", method, sorted(exact_methods(spec.name)), f"{spec.name} exact method")
         check_work_limit(work_limit)
+        # Asked before any algorithm runs: a model refused for its size must not throw their work away.
+        if (why := refusal(instance, method=method, max_model_size=max_model_size)) is not None:
+            if not bound_methods(spec.name):
+                raise InputError("instance", why)
+            optimal, bound = False, True
+            notes.append(f"no exact solve: {why.split(': use a smaller instance')[0]}; the ratios are to a "
+                         "certified lower bound instead (`edgeopt bound`), so they are upper estimates of the "
+                         "true ratios")
+    if bound and (why := bound_refusal(instance, method=bound_method, max_model_size=max_model_size)) is not None:
+        raise InputError("instance", why if not notes else f"{notes[0].split(';')[0]}, and {why}")
     rows: list[Row] = []
     for variant in variants:
         if on_step:
@@ -180,17 +230,31 @@ def compare(
         row = _row(spec, instance, res, algo.kind, algo.relaxed)
         row.algorithm, row.params = variant.label, variant.params_json(algo.defaults())
         rows.append(row)
-    reference, reference_name = None, "-"
+    reference, reference_name, reference_method = None, "-", None
     if optimal:
         if on_step:
             on_step(method)
-        exact = solve(instance, method=method, time_limit=time_limit, work_limit=work_limit)
+        exact = solve(instance, method=method, time_limit=time_limit, work_limit=work_limit,
+                      max_model_size=max_model_size)
         rows.append(_row(spec, instance, exact, "exact"))
         rows[-1].params = json.dumps({"time_limit": time_limit} | (
             {} if work_limit is None else {"work_limit": work_limit}))
-        if exact.status == Status.OPTIMAL:
-            reference, reference_name = exact.objective, "optimum"
-        elif exact.bound is not None and exact.bound > 0:
-            reference, reference_name = exact.bound, "bound"
+        trusted = rows[-1].valid  # an exact result that fails validation is never a reference
+        if trusted and exact.status == Status.OPTIMAL:
+            reference, reference_name, reference_method = exact.objective, "optimum", method
+        elif trusted and exact.bound is not None and exact.bound > 0:
+            reference, reference_name, reference_method = exact.bound, "bound", method
+    if bound and reference_name != "optimum":
+        if on_step:
+            on_step(f"bound ({bound_method})")
+        lower = certified_bound(instance, method=bound_method, time_limit=time_limit, max_model_size=max_model_size)
+        row = _row(spec, instance, lower, "bound")
+        row.params = json.dumps({"method": lower.algorithm, "time_limit": time_limit})
+        rows.append(row)
+        if row.valid and lower.bound is not None and lower.bound > 0 and (reference is None or lower.bound > reference):
+            reference, reference_name, reference_method = lower.bound, "bound", lower.algorithm
+        elif lower.bound is None:
+            notes.append(f"the {lower.algorithm} bound stopped at its {time_limit:g} s time limit without a bound: "
+                         "raise --time-limit")
     _rank_and_ratio(rows, reference, reference_name)
-    return Comparison(spec.name, spec.objective_name, rows, reference, reference_name)
+    return Comparison(spec.name, spec.objective_name, rows, reference, reference_name, reference_method, notes)

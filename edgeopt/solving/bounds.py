@@ -38,6 +38,24 @@ def bound(instance: Any, *, method: str = "auto", time_limit: float = 60.0,
                       extra={"reason": str(exc) or f"time limit of {time_limit:g} s reached", "method": chosen.name})
 
 
+def bound_refusal(instance: Any, *, method: str = "auto", max_model_size: int | None = None) -> str | None:
+    """Why `bound` would refuse ``method`` on ``instance`` for its model's size, or None when it fits (or the
+    method gives no estimate); computed without building anything, as `edgeopt.solving.exact.refusal`."""
+    from edgeopt.core import InputError
+    from edgeopt.core.limits import guard_size
+    from edgeopt.core.lowerbound import find_method
+
+    spec = family_of(instance)
+    chosen = find_method(bound_methods(spec.name), method, spec.name)
+    if chosen.size is None:
+        return None
+    try:
+        guard_size(chosen.size(instance), method=f"bound {chosen.name}", max_nonzeros=max_model_size)
+    except InputError as exc:
+        return exc.message
+    return None
+
+
 def check_bound(instance: Any, result: Result) -> float:
     """Recompute a ``bound`` result's number from its certificate, without a solver; `ModelError` if it fails."""
     from edgeopt.core.lowerbound import check_certificate, find_method

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from edgeopt.core import Result, Status
+from edgeopt.core import InputError, Result, Status
 from edgeopt.core.family import instance_sha256
 from edgeopt.core.limits import (
     BuildTimeLimit,
     Deadline,
+    ModelSize,
     check_work_limit,
     guard_size,
     work_limit_scope,
@@ -95,3 +96,25 @@ def solve(
     return result
 
 
+
+
+def refusal(instance: Any, *, method: str = "milp", max_model_size: int | None = None) -> str | None:
+    """Why `solve` would refuse ``method``'s model of ``instance`` for its size, or None when it fits.
+
+    The same estimate and budget as `solve` (``formulations.<family>.SIZES``; a method without an
+    estimate is never refused here), computed without building anything: `compare` asks first, so that
+    it never runs every algorithm only to be refused at the end.
+    """
+    from formulations import loaded
+
+    spec = family_of(instance)
+    check_choice("method", method, sorted(exact_methods(spec.name)), f"{spec.name} exact method")
+    estimator = model_sizes(spec.name).get(method)
+    if estimator is None:
+        return None
+    size: ModelSize = loaded(estimator)(instance)
+    try:
+        guard_size(size, method=method, max_nonzeros=max_model_size)
+    except InputError as exc:
+        return exc.message
+    return None
