@@ -100,3 +100,17 @@ def test_a_page_left_out_of_the_navigation_fails_the_build(tmp_path):
     (copy / "docs" / "stray.md").write_text("# A page nobody linked\n")
     proc = _build(copy, tmp_path / "site")
     assert proc.returncode != 0 and "stray.md" in proc.stderr
+
+
+def test_the_headless_notebook_commands_of_the_docs_are_installed():
+    """README and docs/testing.md tell users to run a notebook with `jupyter execute` or `jupyter nbconvert
+    --execute`: both must come with the extras those pages name (nbconvert was missing from `dev`)."""
+    import importlib.util
+    import tomllib
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    for extra in ("notebooks", "dev"):
+        assert any(req.startswith("nbconvert") for req in extras[extra]), extra
+    assert "nbconvert --to notebook --execute" in (ROOT / "docs" / "testing.md").read_text()
+    for module in ("nbconvert", "nbclient"):  # `jupyter nbconvert`, `jupyter execute`
+        assert importlib.util.find_spec(module) is not None, module
