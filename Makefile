@@ -58,7 +58,9 @@ docs: $(DEVSTAMP)
 	$(BIN)/python docs/img/make_images.py
 
 # The documentation as a website (MkDocs, material theme; the API reference generated from the docstrings
-# by mkdocstrings) in build/site. --strict: a broken link or reference fails (tests/test_docs_site.py).
+# by mkdocstrings) in build/site. --strict: a broken link or reference, or a page missing from the nav, fails
+# (tests/test_docs_site.py, tests/test_docs_site_render.py). The site loads nothing from other hosts: code is
+# highlighted at build time and math is typeset by the MathJax copy the dev extra installs.
 docs-site: $(DEVSTAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
