@@ -77,6 +77,24 @@ MaxInputBytes = Annotated[int | None, typer.Option(
 Seed = Annotated[int, typer.Option("--seed", help="Random seed (same seed, same output).")]
 
 
+def _load_plugin_option(value: list[Path] | None) -> list[Path] | None:
+    """Load the ``--plugin`` files as soon as the option is parsed (it is eager), before the command reads
+    an algorithm name; a replaced algorithm is said on stderr, once per name."""
+    if value:
+        from edgeopt.plugins import load_plugin_files
+
+        for pf in load_plugin_files(value):  # InputError (exit 2) naming plugin: a bad file, or too many
+            for line in pf.replaced:
+                err.print(f"warning: plugin {pf.path}: {line}", markup=False)
+    return value
+
+
+Plugins = Annotated[list[Path] | None, typer.Option(
+    "--plugin", metavar="FILE.py", callback=_load_plugin_option, is_eager=True,
+    help="A Python file whose @api.register_algorithm functions become usable here (repeatable, at most 16; "
+         "docs/custom_algorithms.md).")]
+
+
 def _print_json(obj: Any) -> None:
     """Machine-readable output on stdout (one JSON document)."""
     sys.stdout.write(dumps(obj))

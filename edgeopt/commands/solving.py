@@ -16,6 +16,7 @@ from edgeopt.commands.common import (
     InputError,
     MaxInputBytes,
     OutFile,
+    Plugins,
     Result,
     Seed,
     WorkLimit,
@@ -42,6 +43,7 @@ def run(
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON on stdout (also with -o; "
                                                          "without -o it is printed anyway).")] = False,
     max_input_bytes: MaxInputBytes = None,
+    plugin: Plugins = None,
 ) -> None:
     """Run ALGORITHM on INSTANCE and print (or write) its result."""
     check_output_path(output)
@@ -72,6 +74,7 @@ def solve(
         "--lns", help="Improve the warm start (default best) by large-neighbourhood search with --method until "
         "the time limit.")] = False,
     work_limit: WorkLimit = None,
+    plugin: Plugins = None,
 ) -> None:
     """Solve INSTANCE exactly (optimal, or incumbent + bound at the time limit)."""
     check_output_path(output)
