@@ -73,6 +73,8 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
     import pyarrow as pa
 
+    from edgeopt.plugins import PluginFile
+
 
 #: Most points (instances) one sweep may hold: each one is a Dask task and a part file in the store, and
 #: a directory of 100,000 part files is already slow to list. Larger studies are several sweeps.
@@ -202,12 +204,16 @@ def _blank(point: SweepPoint, algorithm: str, error: str) -> dict[str, Any]:
             "runtime_s": None, "instance_sha256": None, "error": error}
 
 
-def evaluate_point(point: SweepPoint) -> list[dict[str, Any]]:
+def evaluate_point(point: SweepPoint, plugins: Sequence[PluginFile] = ()) -> list[dict[str, Any]]:
     """Run one sweep point; one row per algorithm (and one for the exact model).
 
-    Never raises for a failure of the point itself: an instance that cannot be generated gives one
-    row with algorithm ``*`` and the error; an algorithm (or exact model) that raises gives its row
-    with the error, and the others still run.
+    ``plugins`` are the plugin files the driver loaded (`edgeopt.plugins.PluginFile`, with their text):
+    a Dask worker executes each once, before its first point, so that their algorithms are registered
+    there as on the driver (a worker on another machine need not see the driver's files).
+
+    Never raises for a failure of the point itself: an instance that cannot be generated (or a plugin
+    that does not load here) gives one row with algorithm ``*`` and the error; an algorithm (or exact
+    model) that raises gives its row with the error, and the others still run.
     """
     from edgeopt.core import Status, lookup
     from edgeopt.services.comparison import _rank_and_ratio, _row
@@ -216,6 +222,13 @@ def evaluate_point(point: SweepPoint) -> list[dict[str, Any]]:
     from edgeopt.services.variants import resolve
     from edgeopt.solving.exact import solve
 
+    if plugins:
+        from edgeopt.plugins import load_plugin_files
+
+        try:
+            load_plugin_files(plugins)  # once per process: a file already executed with this text is skipped
+        except Exception as exc:  # noqa: BLE001 - e.g. it imports a package this worker lacks: recorded
+            return [_blank(point, "*", _error_text(exc))]
     try:
         inst = generate(point.family, point.preset, seed=point.seed, jobs=point.jobs, servers=point.servers,
                             horizon=point.horizon)
@@ -453,6 +466,8 @@ def run_sweep(
     store: str | os.PathLike[str] | None = None,
     retry_errors: bool = False,
     on_done: Callable[[int, int], None] | None = None,
+    plugins: Sequence[str | os.PathLike[str]] = (),
+    dashboard: bool = False,
 ) -> list[dict[str, Any]]:
     """Evaluate every point not yet stored; rows come back in the order of ``points``.
 
@@ -467,11 +482,28 @@ def run_sweep(
             returned). None keeps the rows in memory only.
         retry_errors: recompute stored points that recorded an error.
         on_done: progress callback ``(finished, to_compute)`` over the points computed now.
+        plugins: Python files registering algorithms (`edgeopt.plugins.load_plugin_file`, at most
+            `edgeopt.plugins.MAX_PLUGIN_FILES`): loaded here first (an InputError naming ``plugin``
+            if one does not load), and their text is sent to the Dask workers, which load them too.
+        dashboard: start the LocalCluster's Dask dashboard on localhost:8787 (needs bokeh) and print
+            its address on stderr. Without it no dashboard runs, and no port 8787 is taken.
 
     At most `MAX_POINTS` points; everything above is checked before any point runs.
+
+    With the LocalCluster, Dask starts its workers by re-running the script that called
+    ``run_sweep`` (multiprocessing's spawn), so a script must make the call under
+    ``if __name__ == "__main__":`` (docs/sweeps.md); a call outside it is an InputError naming
+    ``script`` before any worker starts.
     """
     if scheduler not in ("dask", "sequential"):
         raise InputError("scheduler", f"must be 'dask' or 'sequential', got {scheduler!r}")
+    if not isinstance(dashboard, bool):
+        raise InputError("dashboard", f"expected True or False, got {dashboard!r}")
+    if dashboard and scheduler == "dask" and address is None:
+        _check_dashboard()
+    from edgeopt.plugins import load_plugin_files
+
+    files = load_plugin_files(list(plugins)) if plugins else []
     n_workers = default_workers() if n_workers is None else check_workers(n_workers)
     points = list(points)
     check_size(len(points), 1)
@@ -504,7 +536,7 @@ def run_sweep(
                     break
                 record(p, evaluate_point(p), k)
     else:
-        _run_dask(todo, address=address, n_workers=n_workers, record=record)
+        _run_dask(todo, address=address, n_workers=n_workers, record=record, plugins=files, dashboard=dashboard)
     return _collect(points, fresh, store)
 
 
@@ -554,12 +586,90 @@ def _sigint_ignored() -> Iterator[None]:
 _QUIET_TRACKER = "ignore:resource_tracker:UserWarning"
 
 
+def _check_dashboard() -> None:
+    """Refuse ``dashboard=True`` without bokeh (InputError naming ``dashboard``): Dask would serve a page
+    saying it is missing."""
+    try:
+        import distributed.dashboard.scheduler  # noqa: F401 - the import is the check
+    except ImportError:
+        raise InputError("dashboard", "Dask's dashboard needs bokeh: pip install 'bokeh>=3.1'") from None
+
+
+def _guard_hint(where: str) -> str:
+    return (f"{where}: Dask starts each worker process by importing the script again, which would call "
+            "run_sweep again there; put the call under `if __name__ == \"__main__\":` (docs/sweeps.md), or "
+            "pass scheduler=\"sequential\"")
+
+
+def _unguarded_call() -> str | None:
+    """``script:line`` when run_sweep is being called from the top level of the ``__main__`` script,
+    outside ``if __name__ == "__main__":``; None otherwise (or when that cannot be told).
+
+    Dask starts each LocalCluster worker with multiprocessing's spawn (its default), which imports the
+    main script again in the new process; a call at the top level then starts a cluster inside a worker
+    that is still starting, and every worker dies ("Nanny failed to start", 400 lines of tracebacks).
+    Reading the script's syntax tree tells this before any process starts."""
+    import ast
+
+    import dask
+
+    if dask.config.get("distributed.worker.multiprocessing-method", "spawn") == "fork":
+        return None  # a forked worker does not import the script
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    if main is None or not path:  # an interactive session, python -c, a notebook: nothing is re-imported
+        return None
+    frame = sys._getframe(1)
+    while frame is not None and not (frame.f_code.co_name == "<module>" and frame.f_globals is vars(main)):
+        frame = frame.f_back
+    if frame is None:  # called later than the script's top level (a thread, a callback)
+        return None
+    line = frame.f_lineno
+    try:
+        tree = ast.parse(Path(path).read_bytes())
+    except (OSError, SyntaxError, ValueError):
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If):
+            test = node.test.values[0] if isinstance(node.test, ast.BoolOp) and isinstance(
+                node.test.op, ast.And) else node.test
+            sense = _main_test(test)
+            block = node.body if sense == "==" else node.orelse if sense == "!=" else []
+            if block and block[0].lineno <= line <= (block[-1].end_lineno or block[-1].lineno):
+                return None
+    return f"{path}:{line}"
+
+
+def _main_test(test: Any) -> str | None:
+    """``"=="`` for ``__name__ == "__main__"`` (either side), ``"!="`` for its negation, None otherwise."""
+    import ast
+
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Eq, ast.NotEq))):
+        return None
+    sides = [test.left, test.comparators[0]]
+    names = [s for s in sides if isinstance(s, ast.Name) and s.id == "__name__"]
+    consts = [s for s in sides if isinstance(s, ast.Constant) and s.value == "__main__"]
+    if not (names and consts):
+        return None
+    return "==" if isinstance(test.ops[0], ast.Eq) else "!="
+
+
 def _run_dask(todo: list[SweepPoint], *, address: str | None, n_workers: int,
-              record: Callable[[SweepPoint, list[dict[str, Any]], int], None]) -> None:
+              record: Callable[[SweepPoint, list[dict[str, Any]], int], None],
+              plugins: Sequence[PluginFile] = (), dashboard: bool = False) -> None:
     try:
         from dask.distributed import Client, LocalCluster
     except ImportError:  # pragma: no cover - dask is a dependency
         raise InputError("scheduler", "dask is not installed: pip install 'dask[distributed]'") from None
+    import multiprocessing
+
+    if address is None:
+        if getattr(multiprocessing.current_process(), "_inheriting", False):
+            # this process is a worker being started, which imported the script that calls run_sweep
+            raise InputError("script", _guard_hint("run_sweep called while a worker process starts"))
+        where = _unguarded_call()
+        if where is not None:
+            raise InputError("script", _guard_hint(f"run_sweep called at the top level of {where}"))
 
     cluster = client = None
     with _signals_held() as stop:
@@ -571,17 +681,36 @@ def _run_dask(todo: list[SweepPoint], *, address: str | None, n_workers: int,
                 if _QUIET_TRACKER not in sys.warnoptions:
                     sys.warnoptions.append(_QUIET_TRACKER)
                 with _sigint_ignored():
-                    cluster = LocalCluster(
-                        n_workers=n_workers, threads_per_worker=1, processes=True, dashboard_address=None,
-                        env={"OMP_NUM_THREADS": "1"},
-                    )
+                    cluster = _local_cluster(LocalCluster, n_workers, dashboard)
                 client = Client(cluster)
             else:
                 client = _connect(Client, address)
+            if dashboard:
+                sys.stderr.write(f"Dask dashboard: {client.dashboard_link}\n")
             if not stop:
-                _gather(client, todo, record, stop)
+                _gather(client, todo, record, stop, plugins)
         finally:
             _shut_down(client, cluster, hurry=bool(stop))
+
+
+def _local_cluster(cluster_type: Any, n_workers: int, dashboard: bool) -> Any:
+    """The sweep's LocalCluster: ``n_workers`` processes of one thread.
+
+    Its scheduler always serves HTTP (health checks, metrics), on port 8787 unless told otherwise, even
+    with the dashboard off: every sweep next to another Dask cluster printed "Port 8787 is already in
+    use". Without ``dashboard`` it listens on a free port of localhost instead; with it, the dashboard
+    is on localhost:8787 (Dask moves it to a free port, with its warning, when that one is taken)."""
+    options: dict[str, Any] = {"dashboard_address": "localhost:8787"} if dashboard else {
+        "dashboard_address": None, "scheduler_kwargs": {"dashboard_address": "127.0.0.1:0"}}
+    try:
+        return cluster_type(n_workers=n_workers, threads_per_worker=1, processes=True,
+                            env={"OMP_NUM_THREADS": "1"}, **options)
+    except RuntimeError as exc:
+        if "failed to start" not in str(exc):
+            raise
+        # the check of the caller's script found nothing, yet the workers died as they started
+        raise InputError("script", _guard_hint(f"the Dask workers failed to start ({exc}); if a script "
+                                               "calls run_sweep at its top level")) from None
 
 
 def _connect(client_type: Any, address: str) -> Any:
@@ -595,9 +724,14 @@ def _connect(client_type: Any, address: str) -> Any:
 
 
 def _gather(client: Any, todo: list[SweepPoint], record: Callable[[SweepPoint, list[dict[str, Any]], int], None],
-            stop: list[int]) -> None:
-    """Submit every point and record each as it finishes (polling, so that a held signal is seen at once)."""
-    futures = client.map(evaluate_point, todo, pure=False)
+            stop: list[int], plugins: Sequence[PluginFile] = ()) -> None:
+    """Submit every point and record each as it finishes (polling, so that a held signal is seen at once).
+
+    The plugin files' text goes to the workers once (scattered), not inside each of the tasks."""
+    extra: dict[str, Any] = {}
+    if plugins:
+        [extra["plugins"]] = client.scatter([tuple(plugins)], broadcast=True, hash=False)
+    futures = client.map(evaluate_point, todo, pure=False, **extra)
     pending = dict(enumerate(futures))
     lost: list[str] = []
     done = 0

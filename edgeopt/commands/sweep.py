@@ -17,6 +17,7 @@ from edgeopt.commands.common import (
     METHOD_HELP,
     PRESET_HELP,
     InputError,
+    Plugins,
     Table,
     Terminated,
     WorkLimit,
@@ -81,6 +82,10 @@ def sweep(
     retry_errors: Annotated[bool, typer.Option(
         "--retry-errors", help="With --store: recompute the stored cells that recorded an error.")] = False,
     work_limit: WorkLimit = None,
+    plugin: Plugins = None,
+    dashboard: Annotated[bool, typer.Option(
+        "--dashboard", help="Serve the LocalCluster's Dask dashboard on localhost:8787 (needs bokeh); "
+        "off by default, so no port is taken.")] = False,
 ) -> None:
     """Run algorithms over many seeded instances on Dask and summarise the ratios.
 
@@ -142,6 +147,7 @@ def sweep(
     with _progress() as progress, _report_interruption(points, store):
         task = progress.add_task(f"sweep over {len(points)} instances", total=len(points))
         rows = run_sweep(points, address=address, n_workers=workers, store=store, retry_errors=retry_errors,
+                         plugins=plugin or (), dashboard=dashboard,
                          on_done=lambda done, total: progress.update(task, completed=done, total=total))
     table = Table("algorithm", "n", "errors", "valid", "mean ratio to optimum (n)", "max", "mean ratio to bound (n)",
                   "max", "mean runtime s",
