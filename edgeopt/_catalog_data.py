@@ -5,7 +5,7 @@ tests/test_cli_catalog.py fails when it differs from what the registry reports.
 
 FAMILIES = ('edgecloud', 'hetero', 'tapfinger', 'preemptive', 'okita')
 
-SOURCES_SHA256 = '626008856cad009b4c8a22e4495914337b20fe2ed63a1b7eff67b70856b98420'
+SOURCES_SHA256 = 'b8fd9b8c126bdb6e3f2e9c5c4749caf61354ec9129ac095be2ab9191c7f3dd79'
 
 GUARDS = [{'algorithms': ['online', 'vanilla_marl'],
   'family': 'tapfinger',

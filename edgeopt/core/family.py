@@ -36,6 +36,9 @@ class FamilySpec:
         objective_name: what the objective is, for tables.
         gantt: adapter ``gantt(instance, schedule) -> list[GanttBar]`` for the shared Gantt chart.
         usage: adapter ``usage(instance, schedule) -> list[UsageSeries]`` for the utilisation plot.
+        gantt_rows: adapter ``gantt_rows(instance) -> list[str]``: the name `gantt` gives each server
+            (site, cluster) of the instance, by its index, so a chart's rows can be chosen by index
+            (``--servers 0-9``) as well as by name, and an idle one is known too.
         job_rows: adapter ``job_rows(instance, schedule) -> list[JobRow]`` for `Result.to_frame`.
         job_ids: adapter ``job_ids(instance) -> list[int]``: the ids of every job (task) of the instance.
         listed_jobs: adapter ``listed_jobs(schedule) -> (scheduled, rejected)``: the ids the schedule
@@ -60,6 +63,7 @@ class FamilySpec:
     objective_name: str
     gantt: Callable[[Any, Any], list[GanttBar]] | None = None
     usage: Callable[[Any, Any], list[UsageSeries]] | None = None
+    gantt_rows: Callable[[Any], list[str]] | None = None
     job_rows: Callable[[Any, Any], list[JobRow]] | None = None
     job_ids: Callable[[Any], list[int]] | None = None
     listed_jobs: Callable[[Any], tuple[list[int], list[int] | None]] | None = None

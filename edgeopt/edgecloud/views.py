@@ -25,6 +25,15 @@ def server_name(instance: Instance, s: int) -> str:
     return f"edge {sum(1 for x in instance.servers[:s] if not x.is_cloud)}"
 
 
+def gantt_rows(instance: Instance) -> list[str]:
+    """The Gantt row of each server, by index (`server_name` of each, counting edges once: linear)."""
+    names, edges = [], 0
+    for srv in instance.servers:
+        names.append("cloud" if srv.is_cloud else f"edge {edges}")
+        edges += not srv.is_cloud
+    return names
+
+
 def gantt(instance: Instance, schedule: Schedule) -> list[GanttBar]:
     """One bar per (server, job, stretch with a fixed allocation)."""
     bars = []

@@ -33,6 +33,7 @@ FAMILY = FamilySpec(
     objective=objective,
     objective_name="total weighted completion time sum_j w_j (t_j + d_j)",
     gantt=_views.gantt,
+    gantt_rows=_views.gantt_rows,
     usage=_views.usage,
     job_rows=_views.job_rows,
     job_ids=ids_of_jobs_list,

@@ -19,6 +19,11 @@ def _server_name(instance: Instance, h: int) -> str:
     return instance.servers[h].name or f"server {h}"
 
 
+def gantt_rows(instance: Instance) -> list[str]:
+    """The Gantt row of each server, by index."""
+    return [_server_name(instance, h) for h in range(len(instance.servers))]
+
+
 def gantt(instance: Instance, schedule: Schedule) -> list[GanttBar]:
     """One bar per (server, job): the job's slots [start, start + d_j) on each server it uses."""
     bars = []

@@ -12,7 +12,7 @@ from edgeopt.core import FamilySpec
 from edgeopt.core.family import ids_of_jobs_list, jobs_and_rejected, model_limits
 from edgeopt.okita.instance import PRESETS, Instance, generate
 from edgeopt.okita.schedule import Schedule, objective, validate
-from edgeopt.okita.views import gantt, job_rows, usage
+from edgeopt.okita.views import gantt, gantt_rows, job_rows, usage
 
 
 def _from_trace(*args: Any, **kwargs: Any) -> Any:
@@ -33,6 +33,7 @@ FAMILY = FamilySpec(
     objective=objective,
     objective_name="latency cost + bandwidth cost sum_i f_i(t_i - a_i + 1) + B_i",
     gantt=gantt,
+    gantt_rows=gantt_rows,
     usage=usage,
     job_rows=job_rows,
     job_ids=ids_of_jobs_list,

@@ -9,6 +9,11 @@ from edgeopt.okita.instance import Instance
 from edgeopt.okita.schedule import Schedule, job_parts
 
 
+def gantt_rows(instance: Instance) -> list[str]:
+    """The Gantt row of each site, by index."""
+    return [f"site {r}" for r in range(len(instance.sites))]
+
+
 def gantt(instance: Instance, schedule: Schedule) -> list[GanttBar]:
     """One bar per job, site and slot in which the job has workers or its PS there."""
     bars = []

@@ -33,6 +33,7 @@ FAMILY = FamilySpec(
     objective=objective,
     objective_name="total JCT sum_j (c_j - r_j)",
     gantt=_views.gantt,
+    gantt_rows=_views.gantt_rows,
     usage=_views.usage,
     job_rows=_views.job_rows,
     job_ids=ids_of_jobs_list,

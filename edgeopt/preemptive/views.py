@@ -29,6 +29,15 @@ def server_name(instance: Instance, s: int) -> str:
     return f"edge {sum(1 for x in instance.servers[:s] if not x.is_cloud)}"
 
 
+def gantt_rows(instance: Instance) -> list[str]:
+    """The Gantt row of each server, by index (`server_name` of each, counting edges once: linear)."""
+    names, edges = [], 0
+    for srv in instance.servers:
+        names.append(srv.name or ("cloud" if srv.is_cloud else f"edge {edges}"))
+        edges += not srv.is_cloud
+    return names
+
+
 def _runs(count: Counter[int]) -> list[tuple[int, int, int]]:
     """(start, end, k): maximal runs of consecutive slots with the same positive count k."""
     out: list[tuple[int, int, int]] = []

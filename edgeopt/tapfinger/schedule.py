@@ -179,6 +179,11 @@ def _label(task: int, alloc: dict[str, int]) -> str:
     return bar_label(task, dict(alloc))
 
 
+def gantt_rows(instance: Instance) -> list[str]:
+    """The Gantt row of each cluster, by index."""
+    return [f"cluster {n}" for n in range(len(instance.clusters))]
+
+
 def gantt(instance: Instance, schedule: Schedule) -> list[GanttBar]:
     """One row per cluster, one bar per run segment."""
     return [GanttBar(row=f"cluster {pl.cluster}", job=pl.task, start=s.start, end=s.end,

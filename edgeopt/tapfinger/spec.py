@@ -11,7 +11,7 @@ from typing import Any
 from edgeopt.core import FamilySpec
 from edgeopt.core.family import model_limits
 from edgeopt.tapfinger.instance import PRESETS, Instance, generate
-from edgeopt.tapfinger.schedule import Schedule, gantt, job_rows, objective, usage, validate
+from edgeopt.tapfinger.schedule import Schedule, gantt, gantt_rows, job_rows, objective, usage, validate
 
 
 def _from_trace(*args: Any, **kwargs: Any) -> Any:
@@ -43,6 +43,7 @@ FAMILY = FamilySpec(
     objective=objective,
     objective_name="total completion time sum_j (end_j - arrival_j)",
     gantt=gantt,
+    gantt_rows=gantt_rows,
     usage=usage,
     job_rows=job_rows,
     job_ids=task_ids,
