@@ -9,6 +9,7 @@ its inline backend, and a headless process gets matplotlib's own fallback.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -197,6 +198,147 @@ def plot_gantt(
         ax.set_title(title, fontsize=10)
     if legend and n:
         _gantt_legend(ax, arrival_handle, bool(labels))
+    return ax
+
+
+#: The most time bins of `plot_heatmap`: its grid is rows x bins, whatever the horizon (10**7 slots).
+MAX_HEAT_BINS = 300
+
+
+def row_busy_time(bars: Sequence[GanttBar], t_lo: float, t_hi: float) -> dict[str, float]:
+    """Per row, the time in [t_lo, t_hi) in which it holds at least one job (the union of its bars).
+
+    What "busiest" means in `plot_heatmap`: overlapping jobs on a row count once, so a row full of
+    short parallel jobs is not ranked above one busy the whole time.
+    """
+    spans: dict[str, list[tuple[float, float]]] = {}
+    for b in bars:
+        lo, hi = max(b.start, t_lo), min(b.end, t_hi)
+        spans.setdefault(b.row, [])
+        if hi > lo:
+            spans[b.row].append((lo, hi))
+    busy = {}
+    for row, iv in spans.items():
+        total, end = 0.0, -math.inf
+        for lo, hi in sorted(iv):
+            if hi > end:
+                total += hi - max(lo, end)
+                end = hi
+        busy[row] = total
+    return busy
+
+
+def occupancy_grid(bars: Sequence[GanttBar], rows: Sequence[str], t_lo: float, t_hi: float,
+                   max_bins: int = MAX_HEAT_BINS) -> tuple[Any, Any]:
+    """(grid, edges): ``grid[i, k]`` is the mean number of jobs on ``rows[i]`` over time bin k.
+
+    Bins are whole slots wide (ceil(span / max_bins) slots each) so at most ``max_bins`` of them cover
+    [t_lo, t_hi): the grid is rows x bins whatever the horizon. Each bar adds its overlap with every
+    bin it covers (a difference array for the bins it covers whole), so the cost is the bars plus the
+    grid, never the slots.
+    """
+    import numpy as np
+
+    if isinstance(max_bins, bool) or not isinstance(max_bins, int) or max_bins < 1:
+        raise TypeError(f"max_bins: expected a positive int, got {max_bins!r}")
+    span = max(t_hi - t_lo, 1e-9)
+    width = float(max(1, math.ceil(span / max_bins)))
+    nb = max(1, math.ceil(span / width))
+    edges = t_lo + width * np.arange(nb + 1)
+    index = {r: i for i, r in enumerate(rows)}
+    keep = [b for b in bars if b.row in index and min(b.end, t_hi) > max(b.start, t_lo)]
+    grid = np.zeros((len(rows), nb + 1))
+    if keep:
+        r = np.array([index[b.row] for b in keep])
+        s = np.clip(np.array([b.start for b in keep], dtype=float), t_lo, t_hi)
+        e = np.clip(np.array([b.end for b in keep], dtype=float), t_lo, t_hi)
+        ks = np.minimum(((s - t_lo) // width).astype(int), nb - 1)
+        ke = np.minimum(((e - t_lo) // width).astype(int), nb - 1)
+        ke = np.where((e - t_lo) / width == ke, ke - 1, ke)  # an end on a bin edge ends in the bin before
+        ke = np.maximum(ke, ks)
+        one = ks == ke
+        np.add.at(grid, (r[one], ks[one]), e[one] - s[one])
+        many = ~one
+        r, s, e, ks, ke = r[many], s[many], e[many], ks[many], ke[many]
+        np.add.at(grid, (r, ks), edges[ks + 1] - s)  # the partial first bin
+        np.add.at(grid, (r, ke), e - edges[ke])  # the partial last bin
+        full = ke > ks + 1  # bins ks+1 .. ke-1 are covered whole: +width from ks+1, -width from ke
+        diff = np.zeros_like(grid)
+        np.add.at(diff, (r[full], ks[full] + 1), width)
+        np.add.at(diff, (r[full], ke[full]), -width)
+        grid += np.cumsum(diff, axis=1)
+    return grid[:, :nb] / width, edges
+
+
+def plot_heatmap(
+    bars: Sequence[GanttBar],
+    *,
+    ax: Axes | None = None,
+    title: str | None = None,
+    horizon: float | None = None,
+    row_index: dict[str, int] | None = None,
+    max_bins: int = MAX_HEAT_BINS,
+) -> Axes:
+    """A schedule too large for bars, as a heat map: one line per row (busiest on top) x time bins,
+    coloured by the mean number of jobs the row holds in the bin; idle is white.
+
+    A Gantt chart of hundreds of rows and a thousand jobs is a wall of colour: this shows where and
+    when the load is, and which rows are busiest (named on the axis with their share of busy time, and
+    their index when ``row_index`` gives it, so they can be picked for a zoomed-in Gantt chart).
+
+    Args:
+        bars: the family adapter's bars.
+        ax: draw here (a new figure when None).
+        title: the chart's title.
+        horizon: right end of the time axis (default: the last bar's end).
+        row_index: each row's index (shown as ``name [i]``).
+        max_bins: the most time bins (`occupancy_grid`).
+
+    Returns:
+        The Axes; its image has gid ``schedule-heatmap`` and its ``rows`` attribute lists the rows top down.
+    """
+    import matplotlib
+    import numpy as np
+
+    t_end = max(horizon if horizon is not None else max((b.end for b in bars), default=1.0), 1.0)
+    busy = row_busy_time(bars, 0.0, t_end)
+    rows = sorted(busy, key=lambda r: (-busy[r], (row_index or {}).get(r, 0)))
+    grid, edges = occupancy_grid(bars, rows, 0.0, t_end, max_bins)
+    if ax is None:
+        _, ax = _new_axes(9.0, min(9.0, 3.4 + 0.05 * len(rows)))
+    cmap = matplotlib.colormaps["YlOrRd"].with_extremes(bad="white")
+    shown = np.ma.masked_less_equal(grid, 1e-12)
+    # The colour scale tops out at the 95th percentile of the busy cells: one row far busier than the
+    # rest (a cloud with unlimited workers) would otherwise wash every other row out; more is saturated.
+    positive = grid[grid > 1e-12]
+    top = max(1.0, float(np.percentile(positive, 95))) if positive.size else 1.0
+    im = ax.imshow(shown, aspect="auto", interpolation="nearest", cmap=cmap, origin="upper",
+                   extent=(float(edges[0]), float(edges[-1]), len(rows), 0), vmin=0, vmax=top)
+    im.set_gid("schedule-heatmap")
+    ax.rows = rows  # type: ignore[attr-defined]  # top down (tests, users)
+    ax.set_xlim(0, t_end)
+    ax.set_ylim(len(rows), 0)
+    width = float(edges[1] - edges[0]) if len(edges) > 1 else 1.0
+    cbar = ax.figure.colorbar(im, ax=ax, pad=0.01, fraction=0.04,
+                              extend="max" if positive.size and positive.max() > top else "neither")
+    cbar.set_label(f"jobs on the row (mean over {width:g}-slot bins)", fontsize=8)
+    cbar.ax.tick_params(labelsize=7)
+    # Row names 9 points apart at least, from the busiest down: the top ones are always named.
+    pt_per_row = ax.figure.get_figheight() * 72 * ax.get_position().height / max(len(rows), 1)
+    step = max(1, math.ceil(9 / max(pt_per_row, 1e-9)))
+    ticks = list(range(0, len(rows), step))
+    names = []
+    for i in ticks:
+        r = rows[i]
+        idx = f" [{row_index[r]}]" if row_index and r in row_index else ""
+        names.append(f"{r}{idx} {busy[r] / t_end:.0%}")
+    ax.set_yticks([i + 0.5 for i in ticks], names, fontsize=7 if len(rows) > 20 else 8)
+    ax.tick_params(axis="y", length=0)
+    ax.set_ylabel(f"{len(rows)} rows, busiest on top" + (f", 1 in {step} named" if step > 1 else "")
+                  + "\nname [index] share of time busy", fontsize=8)
+    ax.set_xlabel("time slot")
+    if title:
+        ax.set_title(title, fontsize=10)
     return ax
 
 

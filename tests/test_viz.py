@@ -477,3 +477,97 @@ def test_comparison_marks_only_the_papers_algorithm_as_the_papers():
     # a hand-built row of a name the registry lacks is never the paper's
     ax = api.Comparison.plot(_comparison([_row("mine", "online", "feasible", 1.0)]))
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["online (ours, not the paper's)"]
+
+
+# ---- choosing rows by index, and large schedules drawn as heat maps ---------------------------------
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_plot_schedule_picks_rows_by_index_range_or_name_in_every_family(family):
+    """Rows were chosen by the chart's names only ('h0-g3.8xlarge'); an index, a range or a name now all work,
+    and the row of index i is the i-th server (site, cluster) of the instance, idle ones included."""
+    inst = api.generate(family, "small", seed=1)
+    name = "online" if "online" in api.algorithms(family) else "greedy"
+    res = api.run(name, inst)
+    spec = api.family(family)
+    names = spec.gantt_rows(inst)
+    bars = spec.gantt(inst, spec.parse_schedule(res.schedule))
+    assert {b.row for b in bars} <= set(names)
+    busy = sorted({names.index(b.row) for b in bars})
+    i = busy[0]
+    for rows in ([i], [str(i)], [names[i]], range(i, i + 1), [f"{i}-{i}"]):
+        ax = api.plot_schedule(inst, res, rows=rows)
+        assert [t.get_text() for t in ax.get_yticklabels()] == [names[i]], rows
+    ax = api.plot_schedule(inst, res, rows=range(10**12))  # clipped to the instance's rows, never expanded
+    assert {t.get_text() for t in ax.get_yticklabels()} == {b.row for b in bars}
+    from edgeopt.core.errors import InputError
+
+    with pytest.raises(InputError, match=rf"rows: no row index {len(names)} .*indices 0-{len(names) - 1}"):
+        api.plot_schedule(inst, res, rows=[len(names)])
+
+
+def test_plot_schedule_servers_error_is_one_short_line(tmp_path, capsys):
+    """The error listed all 150 row names; it now shows 10, '... and N more' and the index range."""
+    from edgeopt.services.plots import rows_hint
+    from tests.reliability_helpers import assert_clean_error, cli
+
+    inst = api.generate("hetero", "small", seed=2, servers=30)
+    api.save(inst, tmp_path / "i.json")
+    api.run("online", inst).save(str(tmp_path / "r.json"))
+    names = api.family("hetero").gantt_rows(inst)
+    assert rows_hint(names) == f"rows: {', '.join(names[:10])} ... and 20 more; or indices 0-29"
+    for bad in ("nosuch", "30", "40-50", "3-1"):
+        out = tmp_path / "g.png"
+        assert cli("plot-schedule", tmp_path / "i.json", tmp_path / "r.json", "-o", out, "--servers", bad) == 2
+        err = capsys.readouterr().err
+        assert_clean_error(err, "error: --servers:")
+        assert len(err.strip().splitlines()) == 1 and names[20] not in err, err
+        assert not out.exists()
+    assert cli("plot-schedule", tmp_path / "i.json", tmp_path / "r.json", "-o", tmp_path / "ok.png",
+               "--servers", f"0-29,{names[0]}") == 0
+
+
+def test_occupancy_grid_equals_the_slot_by_slot_count_and_bins_a_long_horizon():
+    import numpy as np
+
+    bars = [GanttBar("a", 0, 0, 7, arrival=0), GanttBar("a", 1, 3, 5, arrival=0), GanttBar("b", 2, 2, 3, arrival=0),
+            GanttBar("b", 3, 9, 10, arrival=0)]
+    grid, edges = viz.occupancy_grid(bars, ["a", "b"], 0.0, 10.0, max_bins=10)
+    per_slot = np.zeros((2, 10))
+    for b in bars:
+        per_slot["ab".index(b.row), int(b.start):int(b.end)] += 1
+    assert np.allclose(grid, per_slot) and list(edges) == list(range(11))
+    grid, edges = viz.occupancy_grid(bars, ["a", "b"], 0.0, 10.0, max_bins=3)  # 4-slot bins: the mean
+    expected = np.stack([per_slot[:, k:k + 4].sum(1) / 4 for k in (0, 4, 8)], axis=1)
+    assert grid.shape == (2, 3) and np.allclose(grid, expected) and list(edges) == [0, 4, 8, 12]
+    long = [GanttBar(f"r{k}", k, k * 10**5, k * 10**5 + 3 * 10**6) for k in range(50)]
+    grid, _ = viz.occupancy_grid(long, [f"r{k}" for k in range(50)], 0.0, 10.0**7)
+    assert grid.shape == (50, viz.MAX_HEAT_BINS)  # bounded, whatever the horizon
+    assert np.allclose(grid.sum(1) * (10**7 / viz.MAX_HEAT_BINS), 3 * 10**6, rtol=1e-3)
+
+
+def test_large_schedule_defaults_to_a_heat_map_and_explicit_choices_keep_the_bars(hetero_files, tmp_path,
+                                                                                   capsys, monkeypatch):
+    """A thousand-job Gantt chart was a wall of colour: above the scale thresholds the chart is a heat map
+    whose title and stdout say how to zoom in; --jobs/--servers/--window (or --view bars) keep the bars."""
+    from edgeopt.services import plots
+
+    inst, res = api.load(hetero_files / "i.json"), api.load_result(hetero_files / "r.json")
+    assert api.plot_schedule(inst, res).schedule_view == "bars"  # small: the labelled bars, as before
+    monkeypatch.setattr(plots, "SCALE_ROWS", 1)  # this small instance counts as large
+    ax = api.plot_schedule(inst, res)
+    assert ax.schedule_view == "heatmap" and [im.get_gid() for im in ax.images] == ["schedule-heatmap"]
+    assert "--servers" in ax.get_title() and "--window" in ax.get_title() and "--jobs" in ax.get_title()
+    assert viz.overlaps_figure(ax.figure) == []
+    busy = viz.row_busy_time(api.family("hetero").gantt(inst, api.family("hetero").parse_schedule(res.schedule)),
+                             0, 10**9)
+    assert [busy[r] for r in ax.rows] == sorted(busy.values(), reverse=True)  # busiest on top
+    for kw in ({"jobs": [0]}, {"rows": [0]}, {"window": (0, 5)}, {"view": "bars"}):
+        assert api.plot_schedule(inst, res, **kw).schedule_view == "bars", kw
+    assert _plot("plot-schedule", hetero_files, tmp_path / "h.png") == 0
+    out = capsys.readouterr().out
+    assert out.startswith("note: ") and "heat map" in out and "--servers" in out and "--window" in out
+    assert _plot("plot-schedule", hetero_files, tmp_path / "b.png", "--window", "0:5") == 0
+    assert "heat map" not in capsys.readouterr().out
+    assert _plot("plot-schedule", hetero_files, tmp_path / "x.png", "--view", "pie") == 2
+    assert "--view" in capsys.readouterr().err

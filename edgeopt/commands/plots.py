@@ -19,6 +19,7 @@ from edgeopt.commands.common import (
     api,
     check_output_path,
     err,
+    out,
 )
 
 
@@ -55,26 +56,33 @@ def plot_schedule(
         help="Only these jobs, e.g. '1,2,5', '0-9' or both ('0-9,15'); a range is clipped to the instance's ids.")]
     = None,
     servers: Annotated[str | None, typer.Option(
-        help="Only these rows (servers, sites or clusters as the chart names them), comma-separated.")] = None,
+        help="Only these rows (servers, sites or clusters): indices, ranges or the chart's names, "
+             "comma-separated, e.g. '0-9', '3,17' or 'h0-g3.8xlarge'.")] = None,
     window: Annotated[str | None, typer.Option(help="Only slots T0:T1, e.g. '0:50' (T1 is clipped to the horizon).")]
     = None,
     labels: Annotated[bool | None, typer.Option(
         "--labels/--no-labels", help="Bar texts on or off (default: on up to 120 bars, where they can be read).")] = None,
+    view: Annotated[str, typer.Option(
+        help="auto: bars, or a heat map (rows x time, busiest rows on top) above 40 rows or 200 jobs when "
+             "no --jobs/--servers/--window is given; bars; heatmap.")] = "auto",
     max_input_bytes: MaxInputBytes = None,
 ) -> None:
     """Draw RESULT's schedule as a Gantt chart: one row per server (or site), bars coloured by job.
 
-    RESULT must be a result of INSTANCE (exit 2 otherwise); an invalid one is drawn marked INVALID.
+    A large schedule is drawn as a heat map unless --jobs, --servers or --window picks a part of it
+    (a line on stdout says how). RESULT must be a result of INSTANCE (exit 2 otherwise); an invalid
+    one is drawn marked INVALID.
     """
     _check_figure_path(output)
     inst, res = _load_pair(instance, result)
     job_ids = _job_selection(jobs, api.family_of(inst).ids_of_jobs(inst)) if jobs is not None else None
     rows = None
     if servers is not None:
+        # names, indices and 'A-B' ranges alike: the API reads each item (`services.plots.parse_id_item`)
         rows = list(dict.fromkeys(r.strip() for r in servers.split(",", MAX_PLOT_ITEMS) if r.strip()))
         if not rows or len(rows) > MAX_PLOT_ITEMS:
-            raise InputError("--servers", f"expected 1 to {MAX_PLOT_ITEMS:,} comma-separated row names, "
-                             f"got {_clip(servers)!r}")
+            raise InputError("--servers", f"expected 1 to {MAX_PLOT_ITEMS:,} comma-separated rows (names, "
+                             f"indices or ranges 'A-B'), got {_clip(servers)!r}")
     span = None
     if window is not None:
         t0, _, t1 = window.partition(":")
@@ -82,9 +90,11 @@ def plot_schedule(
             span = (float(t0), float(t1))
         except ValueError:
             raise InputError("--window", f"expected T0:T1 in slots, e.g. 0:50, got {_clip(window)!r}") from None
-    with _plot_options({"jobs": "--jobs", "rows": "--servers", "window": "--window"}):
-        ax = api.plot_schedule(inst, res, jobs=job_ids, rows=rows, window=span, labels=labels)
+    with _plot_options({"jobs": "--jobs", "rows": "--servers", "window": "--window", "view": "--view"}):
+        ax = api.plot_schedule(inst, res, jobs=job_ids, rows=rows, window=span, labels=labels, view=view)
     _save_figure(ax.figure, output)
+    if getattr(ax, "schedule_view", "bars") == "heatmap" and (jobs, servers, window) == (None, None, None):
+        out.print(f"note: {ax.zoom_hint}", markup=False, soft_wrap=True)
 
 
 def plot_utilisation(
@@ -121,6 +131,8 @@ def _job_selection(text: str, ids: list[int]) -> list[int]:
     """
     import bisect
 
+    from edgeopt.services.plots import parse_id_item
+
     known = sorted({int(j) for j in ids})
     span = f"the instance's job ids are {known[0]}-{known[-1]}" if known else "the instance has no jobs"
     items = text.split(",", MAX_PLOT_ITEMS)
@@ -130,17 +142,17 @@ def _job_selection(text: str, ids: list[int]) -> list[int]:
     for item in items:
         if not item.strip():
             continue
-        if "-" in item:
-            lo, hi = _job_range(item, text)
+        parsed = parse_id_item(item, "--jobs")
+        if parsed is None:
+            raise InputError("--jobs", f"expected job ids 'a,b,c', ranges 'A-B' or both, got {_clip(text)!r}")
+        if isinstance(parsed, tuple):
+            lo, hi = parsed
             inside = known[bisect.bisect_left(known, lo):bisect.bisect_right(known, hi)]  # clipped, not expanded
             if not inside:
                 raise InputError("--jobs", f"{item.strip()} holds no job of the instance ({span})")
             chosen.update(inside)
             continue
-        try:
-            j = int(item)
-        except ValueError:
-            raise InputError("--jobs", f"expected job ids 'a,b,c', ranges 'A-B' or both, got {_clip(text)!r}") from None
+        j = parsed
         k = bisect.bisect_left(known, j)
         if k == len(known) or known[k] != j:
             raise InputError("--jobs", f"{j} is not a job of the instance ({span})")
@@ -148,17 +160,6 @@ def _job_selection(text: str, ids: list[int]) -> list[int]:
     if not chosen:
         raise InputError("--jobs", f"no job selected by {_clip(text)!r}")
     return sorted(chosen)
-
-
-def _job_range(item: str, text: str) -> tuple[int, int]:
-    """'A-B' as (A, B), A <= B, both >= 0 (InputError naming --jobs)."""
-    try:
-        lo, hi = (int(x) for x in item.split("-", 1))
-    except ValueError:
-        raise InputError("--jobs", f"expected job ids 'a,b,c', ranges 'A-B' or both, got {_clip(text)!r}") from None
-    if lo > hi:
-        raise InputError("--jobs", f"range {lo}-{hi} is empty (A must be <= B in 'A-B')")
-    return lo, hi
 
 
 @contextlib.contextmanager

@@ -32,8 +32,15 @@ def plot_schedule(
     rows: Sequence[str] | None = None,
     window: tuple[float, float] | None = None,
     labels: bool | None = None,
+    view: str = "auto",
 ) -> Any:
     """Gantt chart of ``result``'s schedule: one row per server (or site), bars coloured by job.
+
+    At scale (more than `SCALE_ROWS` rows or `SCALE_JOBS` jobs to draw, and no ``jobs``, ``rows`` or
+    ``window`` chosen) the default is a heat map instead (`edgeopt.viz.plot_heatmap`): rows x time
+    bins coloured by the jobs held, busiest rows on top and named with their index, and a title saying
+    how to zoom in. Thousand-job Gantt charts were a wall of colour. Choosing ``jobs``, ``rows`` or
+    ``window`` draws bars, as does ``view="bars"``.
 
     The result must be one of ``instance`` (its ``instance_sha256``, as `validate` compares it):
     another instance's result is refused (InputError), since its bars would be drawn on rows and
@@ -48,13 +55,18 @@ def plot_schedule(
         title: defaults to family, algorithm, status and objective.
         jobs: draw only these jobs (ids of the instance); a ``range`` is clipped to the instance's
             ids, never expanded (``range(10**9)`` is every job).
-        rows: draw only these rows (server, site or cluster names as the chart shows them).
+        rows: draw only these rows: names as the chart shows them (``h0-g3.8xlarge``, ``site 2``) or
+            indices of the servers (sites, clusters) of the instance: ints, ``range``s (clipped to the
+            instance, never expanded) or strings ``"3"``, ``"0-9"`` (a name wins over an index).
         window: ``(t0, t1)``: draw only these slots (``t1`` is clipped to the horizon).
         labels: write bar texts; None: only when the chart has few enough bars to read them
             (`edgeopt.viz.LABEL_LIMIT`).
+        view: ``auto`` (bars, or a heat map at scale), ``bars`` or ``heatmap``.
 
     Returns:
-        The matplotlib Axes.
+        The matplotlib Axes. Its ``schedule_view`` attribute says what was drawn (``bars`` or
+        ``heatmap``); for a heat map, ``zoom_hint`` is a line naming the busiest rows and the options
+        that zoom in (the CLI prints it).
     """
     from edgeopt import viz
 
@@ -65,17 +77,135 @@ def plot_schedule(
         title = f"{spec.name} / {result.algorithm}: {result.status.value}, objective {_short(result.objective)}"
         if result.rejected:
             title += f", {len(result.rejected)} rejected"
+    check_choice("view", view, VIEWS, "view")
+    explicit = jobs is not None or rows is not None or window is not None
     wanted = _wanted_jobs(spec, instance, jobs)
     schedule = spec.parse_schedule(result.schedule)
     bars = _drawable(lambda: spec.gantt(instance, schedule), violations)
-    bars, window, note = _select_bars(bars, wanted, rows, window, float(instance.horizon))
+    names = list(spec.gantt_rows(instance)) if spec.gantt_rows is not None else \
+        list(dict.fromkeys(b.row for b in bars))
+    chosen = _resolve_rows(names, rows) if rows is not None else None
+    bars, window, note = _select_bars(bars, wanted, chosen, window, float(instance.horizon))
     # The time axis ends a little after the last bar or arrival shown (the horizon is often far longer).
     last = max([b.end for b in bars] + [b.arrival or 0 for b in bars] + [1])
     until = min(float(instance.horizon), math.ceil(last + max(1.0, 0.08 * last)))
+    n_rows, n_jobs = len({b.row for b in bars}), len({b.job for b in bars})
+    if view == "auto":
+        view = "heatmap" if not explicit and (n_rows > SCALE_ROWS or n_jobs > SCALE_JOBS) else "bars"
+    if view == "heatmap":
+        index = {n: i for i, n in reversed(list(enumerate(names)))}  # a name used twice: its first index
+        size = f"{n_rows:,} rows x {n_jobs:,} jobs"
+        head = f"heat map of {size}" + (" (too many for bars)" if not explicit else "")
+        title = (title + "\n" if title else "") + head + "; zoom in: --servers, --window, --jobs"
+        if note:
+            title += f"\n{note}"
+        ax = viz.plot_heatmap(bars, ax=ax, title=_marked(title, violations), horizon=until, row_index=index)
+        ax.schedule_view = "heatmap"
+        ax.zoom_hint = _zoom_hint(ax.rows, index, size, until)
+        return ax
     if note and title:
         title += f"\n{note}"
-    return viz.plot_gantt(bars, ax=ax, title=_marked(title, violations), horizon=until, labels=labels,
-                          window=window)
+    ax = viz.plot_gantt(bars, ax=ax, title=_marked(title, violations), horizon=until, labels=labels,
+                        window=window)
+    ax.schedule_view = "bars"
+    return ax
+
+
+#: What `plot_schedule` can draw.
+VIEWS = ("auto", "bars", "heatmap")
+#: Above this many rows or jobs on the chart, ``view="auto"`` draws a heat map (labelled bars of more
+#: are unreadable: about 40 rows fit a page at a legible lane height; 200 jobs cycle 20 colours ten times).
+SCALE_ROWS = 40
+SCALE_JOBS = 200
+#: The most rows a chart's ``rows`` may list one by one (a range is clipped, not listed).
+MAX_PLOT_ROWS = 10_000
+
+
+def _zoom_hint(rows_top_down: Sequence[str], index: dict[str, int], size: str, until: float) -> str:
+    """One line: the chart is a heat map, and the options that draw bars of a part of it."""
+    top = [str(index[r]) for r in rows_top_down[:5] if r in index]
+    busiest = f"--servers {','.join(top)} (the busiest), " if top else ""
+    first = f"--window 0:{max(1, math.ceil(until / 10)):g}"
+    return (f"{size} are too many for labelled bars: drew a heat map (busiest rows on top). Zoom in with "
+            f"{busiest}--servers 0-9, {first} or --jobs 0-49; --view bars draws every bar anyway")
+
+
+def parse_id_item(item: str, field: str) -> int | tuple[int, int] | None:
+    """``"7"`` -> 7, ``"A-B"`` -> (A, B); None for anything else (a name, or malformed).
+
+    The one reading of ids and id ranges that a chart's job and row selections share (``--jobs``,
+    ``--servers``, ``rows=["0-9"]``). At most 18 digits: a longer number is no id, and Python refuses
+    to convert a string of more than 4,300 digits. A reversed range is an InputError naming ``field``.
+    """
+    import re
+
+    m = re.fullmatch(r"\s*([0-9]{1,18})\s*(?:-\s*([0-9]{1,18})\s*)?", item)
+    if m is None:
+        return None
+    if m[2] is None:
+        return int(m[1])
+    lo, hi = int(m[1]), int(m[2])
+    if lo > hi:
+        raise InputError(field, f"range {lo}-{hi} is empty (A must be <= B in 'A-B')")
+    return lo, hi
+
+
+def rows_hint(names: Sequence[str], limit: int = 10) -> str:
+    """The chart's rows in short: at most ``limit`` names, "... and N more", and the index range."""
+    if not names:
+        return "the chart has no rows"
+    shown = ", ".join(names[:limit]) + (f" ... and {len(names) - limit:,} more" if len(names) > limit else "")
+    return f"rows: {shown}; or indices 0-{len(names) - 1}"
+
+
+def _resolve_rows(names: list[str], rows: Any) -> list[str]:
+    """The row names ``rows`` selects (in the order given, each once); InputError naming ``rows``.
+
+    An item is a name of ``names``, an index into it (int, or a string of digits), or a range of
+    indices (``range``, or ``"A-B"``) clipped to it: a range is never expanded beyond the rows, so
+    ``"0-1000000000"`` is every row. A name wins over the index it might also read as.
+    """
+    import itertools
+    import numbers
+
+    if isinstance(rows, (str, bytes, range)) or not hasattr(rows, "__iter__"):
+        rows = [rows]
+    listed = list(itertools.islice(iter(rows), MAX_PLOT_ROWS + 1))
+    if len(listed) > MAX_PLOT_ROWS:
+        raise InputError("rows", f"more than {MAX_PLOT_ROWS:,} rows listed (a range 'A-B' selects many)")
+    known = set(names)
+    n = len(names)
+    chosen: list[str] = []
+    for item in listed:
+        if isinstance(item, bool) or not isinstance(item, (str, numbers.Integral, range)):
+            raise TypeError(f"rows: expected row names, indices or ranges, got {item!r}")
+        if isinstance(item, str) and item in known:
+            chosen.append(item)
+            continue
+        what = parse_id_item(item, "rows") if isinstance(item, str) else item
+        if isinstance(what, tuple):
+            what = range(what[0], what[1] + 1)
+        if isinstance(what, range):
+            inside = [names[i] for i in range(n) if i in what]  # membership is arithmetic: no expansion
+            if not inside:
+                raise InputError("rows", f"{_clip(str(item))} holds no row index ({rows_hint(names)})")
+            chosen.extend(inside)
+        elif what is None:
+            from edgeopt.services.lookup import did_you_mean
+
+            raise InputError("rows", f"unknown row {_clip(str(item))!r}{did_you_mean(str(item), names)} "
+                                     f"({rows_hint(names)})")
+        elif not 0 <= int(what) < n:
+            raise InputError("rows", f"no row index {int(what)} ({rows_hint(names)})")
+        else:
+            chosen.append(names[int(what)])
+    if not chosen:
+        raise InputError("rows", f"no row selected ({rows_hint(names)})")
+    return list(dict.fromkeys(chosen))
+
+
+def _clip(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 #: The most job ids a chart's ``jobs`` may list one by one (a ``range`` is clipped, not listed).
@@ -128,16 +258,14 @@ def _select_bars(bars: list[Any], jobs: set[int] | None, rows: Sequence[str] | N
             raise InputError("jobs", f"none of the selected jobs ({shown}) is scheduled in this result")
         notes.append(f"jobs {', '.join(map(str, sorted(jobs)))}" if len(jobs) <= 8 else f"{len(jobs)} jobs")
     if rows is not None:
-        if isinstance(rows, (str, bytes)):
-            rows = [rows]
-        rows = list(dict.fromkeys(rows))
-        known = list(dict.fromkeys(b.row for b in bars))
-        if len(rows) > len(known):
-            raise InputError("rows", f"{len(rows)} rows named, the chart has {len(known)}")
-        for r in rows:
-            check_choice("rows", r, known, "row")
-        bars = [b for b in bars if b.row in set(rows)]
-        notes.append(f"rows {', '.join(rows)}" if len(rows) <= 4 else f"{len(rows)} rows")
+        wanted_rows = set(rows)
+        bars = [b for b in bars if b.row in wanted_rows]
+        if not bars:
+            shown = ", ".join(rows[:5]) + (" ..." if len(rows) > 5 else "")
+            raise InputError("rows", f"no job of this result (of the selected jobs) runs on {shown}: idle")
+        idle = len(wanted_rows - {b.row for b in bars})
+        notes.append((f"rows {', '.join(rows)}" if len(rows) <= 4 else f"{len(rows)} rows")
+                     + (f" ({idle} idle, not drawn)" if idle else ""))
     if window is not None:
         try:
             t0, t1 = (float(x) for x in window)
