@@ -59,7 +59,8 @@ def generate(
     horizon: Annotated[int | None, typer.Option(help="Number of slots T (overrides the preset).")] = None,
     seed: Seed = 0,
     trace: Annotated[Path | None, typer.Option(help="Build the instance from this job trace (ITP, Alibaba, "
-                                                    "Philly, Helios; see docs/families/FAMILY.md).")] = None,
+                                                    "Philly, Helios; see docs/families/FAMILY.md), or `itp`: "
+                                                    "the ITP trace shipped with edgeopt.")] = None,
     machines: Annotated[Path | None, typer.Option(help="With --trace: machine list for the capacities.")] = None,
     window: Annotated[str | None, typer.Option(help="With --trace: START:END on the trace's clock (14d:21d).")]
     = None,
@@ -83,6 +84,20 @@ def generate(
     write_json(output, instance.model_dump(mode="json"))
     n_jobs = len(getattr(instance, "jobs", []))
     err.print(f"wrote {output} ({family}, {n_jobs} jobs, seed {seed})")
+    if jobs is not None and horizon is None and hasattr(instance, "horizon"):
+        err.print(_horizon_note(family, preset, seed, servers, options, instance.horizon), markup=False)
+
+
+def _horizon_note(family: str, preset: str | None, seed: int, servers: int | None, options: dict[str, str],
+                  horizon: int) -> str:
+    """Say whether ``--jobs`` moved the horizon: some presets derive T from their draws (the load then
+    stays the preset's), others fix T as their paper does, so more jobs make a busier instance."""
+    default = api.generate(family, preset, seed=seed, servers=servers, **options).horizon  # < 0.2 s at paper size
+    name = preset or api.family(family).presets[0]
+    if default == horizon:
+        return (f"note: --jobs does not scale the horizon: T = {horizon:,} is {family} {name}'s own, so more jobs "
+                "make a busier instance (some may not finish by T); pass --horizon to change it")
+    return f"note: the horizon follows the jobs: T = {horizon:,} ({default:,} at {family} {name}'s own job count)"
 
 
 def _check_generate_options(family: str, options: dict[str, str]) -> None:

@@ -37,7 +37,8 @@ def download_trace(
 
 
 def trace_stats(
-    trace: Annotated[Path, typer.Argument(help="Job trace file (ITP, Alibaba, Philly JSON, Helios CSV; .gz ok).")],
+    trace: Annotated[Path, typer.Argument(help="Job trace file (ITP, Alibaba, Philly JSON, Helios CSV; .gz ok), "
+                                          "or `itp`: the ITP trace shipped with edgeopt.")],
     fmt: Annotated[str, typer.Option("--format", help="auto, itp, alibaba, philly or helios.")] = "auto",
     bin_hours: Annotated[float, typer.Option("--bin-hours", help="Width of an arrival-rate bin, hours.")] = 1.0,
     plot: Annotated[Path | None, typer.Option(help="Write histograms and the arrival curve here (PNG/PDF/SVG).")]

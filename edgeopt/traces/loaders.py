@@ -80,6 +80,19 @@ def shipped_itp_path() -> Path:
     return SHIPPED_ITP
 
 
+#: Short names of the shipped trace, accepted wherever a trace file is (`trace-stats itp`,
+#: ``generate --trace itp``, `load_jobs("itp")`).
+SHIPPED_NAMES = ("itp", "itp-elasticflow")
+
+
+def resolve_trace(path: str | Path) -> str | Path:
+    """``path``, or the shipped trace for one of `SHIPPED_NAMES`. A file of that name in the working
+    directory wins: a short name never hides a user's own file."""
+    if str(path).lower() in SHIPPED_NAMES and not Path(path).exists():
+        return SHIPPED_ITP
+    return path
+
+
 # ---- reading ---------------------------------------------------------------------------------------
 
 def _read_text(path: str | Path, field: str) -> str:
@@ -464,7 +477,9 @@ def detect_format(path: str | Path) -> str:
 
 
 def load_jobs(path: str | Path, fmt: str = "auto") -> pd.DataFrame:
-    """The job table of a trace file; ``fmt`` is one of `JOB_LOADERS` or ``auto`` (from the header)."""
+    """The job table of a trace file; ``fmt`` is one of `JOB_LOADERS` or ``auto`` (from the header).
+    ``path`` may be a short name of the shipped trace (`SHIPPED_NAMES`: ``itp``)."""
+    path = resolve_trace(path)
     if fmt == "auto":
         fmt = detect_format(path)
     if fmt not in JOB_LOADERS:
