@@ -1,12 +1,13 @@
 """The Python API: what the CLI, the notebooks and the sweeps call.
 
->>> from edgeopt import api
->>> inst = api.generate("hetero", "small", seed=1)          # doctest: +SKIP
->>> res = api.run("online", inst)                           # doctest: +SKIP
->>> opt = api.solve(inst, method="milp", time_limit=10)     # doctest: +SKIP
->>> res.objective / opt.objective                           # doctest: +SKIP
->>> res.to_frame(inst)                                      # doctest: +SKIP
->>> api.plot_schedule(inst, res)                            # doctest: +SKIP
+Examples:
+    >>> from edgeopt import api
+    >>> inst = api.generate("hetero", "small", seed=1)          # doctest: +SKIP
+    >>> res = api.run("online", inst)                           # doctest: +SKIP
+    >>> opt = api.solve(inst, method="milp", time_limit=10)     # doctest: +SKIP
+    >>> res.objective / opt.objective                           # doctest: +SKIP
+    >>> res.to_frame(inst)                                      # doctest: +SKIP
+    >>> api.plot_schedule(inst, res)                            # doctest: +SKIP
 
 This module is a face: every function lives in the services below it and is re-exported here under the
 name users know. Where a function is:

@@ -15,6 +15,7 @@ from edgeopt.commands.common import (
     METHOD_HELP,
     InputError,
     MaxInputBytes,
+    Plugins,
     Seed,
     Table,
     WorkLimit,
@@ -53,6 +54,7 @@ def compare(
     plot: Annotated[Path | None, typer.Option(help="Write a bar chart (PNG/PDF/SVG).")] = None,
     max_input_bytes: MaxInputBytes = None,
     work_limit: WorkLimit = None,
+    plugin: Plugins = None,
 ) -> None:
     """Run several algorithms on INSTANCE, validate each, and tabulate their objectives."""
     check_output_path(output)
@@ -107,6 +109,7 @@ def demo(
                                               "work limit stops it first).")] = 600.0,
     work_limit: Annotated[float, typer.Option("--work-limit", help="Deterministic work per exact solve: the "
                                               "same ratios on a busy machine as on an idle one.")] = DEMO_WORK_LIMIT,
+    plugin: Plugins = None,
 ) -> None:
     """Generate a small instance per family, run every algorithm and the exact model, print a table."""
     specs = api.families() if family is None else [api.family(family)]
@@ -118,6 +121,10 @@ def demo(
                                      work_limit=work_limit)
         out.print(f"\n[bold]{spec.name}[/bold] - {spec.paper}; small instance, seed {seed}")
         _print_comparison(comparison)
+        skipped = api.unavailable_algorithms(spec.name)  # not registered here (tapfinger's learned policy without rl)
+        if skipped:
+            out.print(f"note: {spec.name} {', '.join(skipped)} skipped: {'; '.join(dict.fromkeys(skipped.values()))}",
+                      markup=False, soft_wrap=True)
 
 
 ALGORITHMS_HELP = ("'all' or a comma-separated list of algorithms or variants, e.g. "

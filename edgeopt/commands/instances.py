@@ -15,6 +15,7 @@ from edgeopt.commands.common import (
     PRESET_HELP,
     InputError,
     MaxInputBytes,
+    Plugins,
     Seed,
     Table,
     _family_options,
@@ -116,6 +117,7 @@ def _check_generate_options(family: str, options: dict[str, str]) -> None:
 def list_algorithms(
     family: Annotated[str | None, typer.Argument(help="Only this family.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout instead of a table.")] = False,
+    plugin: Plugins = None,
 ) -> None:
     """List the registered algorithms (and exact models) of each family."""
     from edgeopt import catalog
