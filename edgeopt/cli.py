@@ -117,6 +117,22 @@ def _fill_dynamic_help(command: Any, argv: list[str]) -> None:
             command.commands[name].epilog = GENERATE_EPILOG + _options_help()
 
 
+def _tidy_help(command: Any) -> None:
+    """Help that reads as the README writes it: ``edgeopt run [OPTIONS] ALGORITHM INSTANCE`` (typer
+    prints required arguments as ``{algorithm}``) and each command's whole first sentence in the list of
+    commands (click cuts it at the terminal's width with "...")."""
+    for sub in command.commands.values():
+        if sub.help and not sub.short_help:
+            first = " ".join(sub.help.strip().split("\n\n")[0].split())
+            sub.short_help = first.split(". ")[0].rstrip(".")
+        for param in sub.params:
+            if getattr(param, "param_type_name", "") == "argument":
+                shown = param.name.upper() if param.metavar is None else param.metavar
+                shown = shown if param.required else f"[{shown}]"
+                shown += "..." if param.nargs != 1 else ""
+                param.get_usage_pieces = lambda ctx, shown=shown: [shown]
+
+
 def _is_input_error(exc: BaseException) -> bool:
     errors = sys.modules.get("edgeopt.core.errors")  # raised only once it was imported
     return errors is not None and isinstance(exc, errors.InputError)
@@ -193,6 +209,7 @@ def _main(argv: list[str] | None) -> None:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         _fill_dynamic_help(command, argv)
+        _tidy_help(command)
         code = command.main(args=argv, prog_name="edgeopt", standalone_mode=False)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)

@@ -57,3 +57,15 @@ def test_plot_schedule_options(tmp_path, capsys):
     assert code == 2 and "window" in err and not (tmp_path / "x.png").exists()
     code, _, err = run(["plot-schedule", inst, res, "-o", tmp_path / "x.png", "--servers", "nowhere"], capsys)
     assert code == 2 and "--servers" in err and "nowhere" in err
+
+
+def test_usage_names_arguments_as_the_readme_does_and_summaries_are_whole(capsys):
+    code, out, _ = run(["--help"], capsys)
+    assert code == 0 and "..." not in out.split("Commands:")[1]
+    # every command's whole first sentence is listed (click cut them at the terminal's width)
+    assert "Run algorithms over many seeded instances on Dask and summarise the ratios" in " ".join(out.split())
+    code, out, _ = run(["run", "--help"], capsys)
+    assert code == 0 and "Usage: edgeopt run [OPTIONS] ALGORITHM INSTANCE" in out and "{" not in out.splitlines()[0]
+    assert "Write the result JSON here." in out and "result/instance" not in out
+    code, out, _ = run(["algorithms", "--help"], capsys)
+    assert "Usage: edgeopt algorithms [OPTIONS] [FAMILY]" in out

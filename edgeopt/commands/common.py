@@ -61,7 +61,7 @@ err = Console(stderr=True, highlight=False, soft_wrap=True)
 WorkLimit = Annotated[float | None, typer.Option(
     "--work-limit", help="Also stop the exact solver after this much deterministic work (CP-SAT deterministic "
     "seconds; 100 HiGHS nodes a unit): unlike --time-limit, the same result on any machine at any load.")]
-OutFile = Annotated[Path | None, typer.Option("-o", "--output", help="Write the result/instance JSON here.")]
+OutFile = Annotated[Path | None, typer.Option("-o", "--output", help="Write the result JSON here.")]
 
 
 def _set_input_cap(value: int | None) -> int | None:
