@@ -139,6 +139,10 @@ class SweepPoint:
         work_limit: also a limit on the exact model's deterministic work (`edgeopt.core.limits.work_limit`;
             None: the clock alone). It goes into the exact row's ``params``, and into ``key`` only when set,
             so the stores of sweeps without it keep their cells.
+        bound, bound_method: also compute a certified lower bound (`edgeopt.api.bound`, within
+            ``time_limit``): ratios are to it unless the exact model proved an optimum, and an exact model
+            above the size budget gives way to it (as in `edgeopt.api.compare`). Its row has kind
+            ``bound``; like ``work_limit`` they enter ``key`` only when set.
     """
 
     family: str
@@ -152,13 +156,16 @@ class SweepPoint:
     method: str = "milp"
     time_limit: float = 60.0
     work_limit: float | None = None
+    bound: bool = False
+    bound_method: str = "auto"
 
     @property
     def key(self) -> str:
         """A stable name of this point (its part file is ``part-<key>.parquet``)."""
         fields = dataclasses.asdict(self)
-        if fields["work_limit"] is None:
-            del fields["work_limit"]
+        for name, default in (("work_limit", None), ("bound", False), ("bound_method", "auto")):
+            if fields[name] == default:
+                del fields[name]
         text = json.dumps(fields, sort_keys=True, default=list)
         return hashlib.sha256(text.encode()).hexdigest()[:20]
 
@@ -188,7 +195,8 @@ COLUMNS = (
 def _base(point: SweepPoint) -> dict[str, Any]:
     base = dataclasses.asdict(point)
     base.pop("algorithms")
-    base.pop("work_limit")  # in the exact row's params
+    for name in ("work_limit", "bound", "bound_method"):  # in the exact and bound rows' params
+        base.pop(name)
     return {"cell": point.key, **base}
 
 
@@ -215,12 +223,11 @@ def evaluate_point(point: SweepPoint, plugins: Sequence[PluginFile] = ()) -> lis
     that does not load here) gives one row with algorithm ``*`` and the error; an algorithm (or exact
     model) that raises gives its row with the error, and the others still run.
     """
-    from edgeopt.core import Status, lookup
-    from edgeopt.services.comparison import _rank_and_ratio, _row
+    from edgeopt.core import lookup
+    from edgeopt.services.comparison import _rank_and_ratio, _row, plan_reference, reference_rows
     from edgeopt.services.instances import generate
     from edgeopt.services.lookup import algorithms, family_of
     from edgeopt.services.variants import resolve
-    from edgeopt.solving.exact import solve
 
     if plugins:
         from edgeopt.plugins import load_plugin_files
@@ -251,19 +258,18 @@ def evaluate_point(point: SweepPoint, plugins: Sequence[PluginFile] = ()) -> lis
         except Exception as exc:  # noqa: BLE001
             rows.append((None, {**_blank(point, name, _error_text(exc))}))
     reference, reference_name = None, "-"
-    if point.optimal:
+    if point.optimal or point.bound:
         try:
-            exact = solve(inst, method=point.method, time_limit=point.time_limit, work_limit=point.work_limit)
-            row = _row(spec, inst, exact, "exact")
-            limits = {"time_limit": point.time_limit} | (
-                {} if point.work_limit is None else {"work_limit": point.work_limit})
-            rows.append((row, {"params": json.dumps(limits), "error": None}))
-            if exact.status == Status.OPTIMAL:
-                reference, reference_name = exact.objective, "optimum"
-            elif exact.bound is not None and exact.bound > 0:
-                reference, reference_name = exact.bound, "bound"
+            plan = plan_reference(spec, inst, optimal=point.optimal, bound=point.bound, method=point.method,
+                                  bound_method=point.bound_method, time_limit=point.time_limit,
+                                  work_limit=point.work_limit, max_model_size=None)
+            extra, reference, reference_name, _ = reference_rows(
+                spec, inst, plan, method=point.method, bound_method=point.bound_method,
+                time_limit=point.time_limit, work_limit=point.work_limit, max_model_size=None)
+            rows += [(row, {"params": row.params, "error": None}) for row in extra]
         except Exception as exc:  # noqa: BLE001 - a refused (too big) or failing model is recorded
-            rows.append((None, _blank(point, point.method, _error_text(exc))))
+            name = point.method if point.optimal else f"bound {point.bound_method}"
+            rows.append((None, _blank(point, name, _error_text(exc))))
     _rank_and_ratio([r for r, _ in rows if r is not None], reference, reference_name)
     n_jobs = len(getattr(inst, "jobs", []))
     if sha is None:

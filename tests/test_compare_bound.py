@@ -89,3 +89,30 @@ def test_cli_compare_bound_errors_are_one_line(tmp_path, capsys) -> None:
     assert_clean_error(capsys.readouterr().err, "method")
     assert cli("compare", path, "--bound", "--max-model-size", "1") == 2
     assert_clean_error(capsys.readouterr().err, "instance", "above the budget")
+
+
+def test_a_sweep_point_with_bound_gives_ratios_to_it_and_keeps_old_keys() -> None:
+    from edgeopt.sweep import SweepPoint, evaluate_point
+
+    # cells of stores written before `bound` existed keep their names (keys computed by the earlier code)
+    assert SweepPoint("hetero", "small", seed=3, optimal=True).key == "e915dae54df0e03407ed"
+    assert SweepPoint("hetero", "small", seed=3, optimal=True, work_limit=5.0).key == "96e52cfda6455571c673"
+    assert SweepPoint("hetero", "small", seed=3, bound=True).key != SweepPoint("hetero", "small", seed=3).key
+    rows = evaluate_point(SweepPoint("hetero", "small", seed=3, algorithms=("fifo", "drf"), bound=True))
+    (lower,) = [r for r in rows if r["kind"] == "bound"]
+    assert lower["valid"] and lower["bound"] > 0 and json.loads(lower["params"])["method"] == "ti_lp"
+    for r in rows:
+        if r["kind"] != "bound":
+            assert r["reference"] == "bound" and r["ratio"] == pytest.approx(r["objective"] / lower["bound"])
+
+
+def test_a_sweep_point_whose_exact_model_is_too_large_uses_the_bound(monkeypatch) -> None:
+    from edgeopt.core import limits
+    from edgeopt.sweep import SweepPoint, evaluate_point
+
+    inst = api.generate("hetero", "small", seed=3)
+    bound_size = api.bound(inst, time_limit=3600).extra["model_size"]["nonzeros"]
+    monkeypatch.setattr(limits, "DEFAULT_MAX_NONZEROS", bound_size)  # the bound fits, the MILP does not
+    rows = evaluate_point(SweepPoint("hetero", "small", seed=3, algorithms=("drf",), optimal=True))
+    assert [r["kind"] for r in rows] == ["baseline", "bound"] and all(r["error"] is None for r in rows)
+    assert rows[0]["reference"] == "bound" and rows[0]["ratio"] == pytest.approx(rows[0]["objective"] / rows[1]["bound"])

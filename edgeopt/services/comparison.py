@@ -197,6 +197,41 @@ def compare(
     table = algorithms(spec.name)
     # Reject a typo or a bad parameter before running anything: a long comparison must not fail at its end.
     variants = resolve(spec.name, list(table) if names is None else names, "names")
+    plan = plan_reference(spec, instance, optimal=optimal, bound=bound, method=method, bound_method=bound_method,
+                          time_limit=time_limit, work_limit=work_limit, max_model_size=max_model_size)
+    rows: list[Row] = []
+    for variant in variants:
+        if on_step:
+            on_step(variant.label)
+        algo = lookup(spec.name, variant.name)
+        res = algo(instance, seed=seed, **variant.kwargs)
+        if not isinstance(res, Result):
+            check_plugin_result(spec, instance, algo, res)  # raises: nothing to tabulate
+        row = _row(spec, instance, res, algo.kind, algo.relaxed)
+        row.algorithm, row.params = variant.label, variant.params_json(algo.defaults())
+        rows.append(row)
+    extra, reference, reference_name, reference_method = reference_rows(
+        spec, instance, plan, method=method, bound_method=bound_method, time_limit=time_limit,
+        work_limit=work_limit, max_model_size=max_model_size, on_step=on_step)
+    rows += extra
+    _rank_and_ratio(rows, reference, reference_name)
+    return Comparison(spec.name, spec.objective_name, rows, reference, reference_name, reference_method, plan.notes)
+
+
+@dataclasses.dataclass
+class ReferencePlan:
+    """What gives a comparison its reference, decided before any algorithm runs (`plan_reference`)."""
+
+    optimal: bool
+    bound: bool
+    notes: list[str] = dataclasses.field(default_factory=list)
+
+
+def plan_reference(spec: FamilySpec, instance: Any, *, optimal: bool, bound: bool, method: str, bound_method: str,
+                   time_limit: float, work_limit: float | None, max_model_size: int | None) -> ReferencePlan:
+    """Check the reference's options and sizes without building anything, so that a long comparison (or a
+    sweep point) never fails after its algorithms ran. An exact model above the size budget gives way to
+    the certified bound, with a note; a bound above it too is an `InputError` naming ``instance``."""
     notes: list[str] = []
     if optimal or bound:
         if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) or time_limit <= 0:
@@ -209,7 +244,6 @@ def compare(
     if optimal:
         check_choice("method", method, sorted(exact_methods(spec.name)), f"{spec.name} exact method")
         check_work_limit(work_limit)
-        # Asked before any algorithm runs: a model refused for its size must not throw their work away.
         if (why := refusal(instance, method=method, max_model_size=max_model_size)) is not None:
             if not bound_methods(spec.name):
                 raise InputError("instance", why)
@@ -219,32 +253,32 @@ def compare(
                          "true ratios")
     if bound and (why := bound_refusal(instance, method=bound_method, max_model_size=max_model_size)) is not None:
         raise InputError("instance", why if not notes else f"{notes[0].split(';')[0]}, and {why}")
+    return ReferencePlan(optimal, bound, notes)
+
+
+def reference_rows(spec: FamilySpec, instance: Any, plan: ReferencePlan, *, method: str, bound_method: str,
+                   time_limit: float, work_limit: float | None, max_model_size: int | None,
+                   on_step: Callable[[str], None] | None = None) -> tuple[list[Row], float | None, str, str | None]:
+    """The rows of the exact model and the certified bound that ``plan`` asks for, and the reference they
+    give: ``(rows, reference, "optimum" | "bound" | "-", method that gave it)``. A proven optimum wins; else
+    the larger of the exact model's bound and the certified one. A row that fails validation (an exact
+    schedule the validator refutes, a bound whose certificate does not recompute) is never a reference.
+    A bound that found nothing within ``time_limit`` adds a note to ``plan``."""
     rows: list[Row] = []
-    for variant in variants:
-        if on_step:
-            on_step(variant.label)
-        algo = lookup(spec.name, variant.name)
-        res = algo(instance, seed=seed, **variant.kwargs)
-        if not isinstance(res, Result):
-            check_plugin_result(spec, instance, algo, res)  # raises: nothing to tabulate
-        row = _row(spec, instance, res, algo.kind, algo.relaxed)
-        row.algorithm, row.params = variant.label, variant.params_json(algo.defaults())
-        rows.append(row)
     reference, reference_name, reference_method = None, "-", None
-    if optimal:
+    if plan.optimal:
         if on_step:
             on_step(method)
         exact = solve(instance, method=method, time_limit=time_limit, work_limit=work_limit,
                       max_model_size=max_model_size)
-        rows.append(_row(spec, instance, exact, "exact"))
-        rows[-1].params = json.dumps({"time_limit": time_limit} | (
-            {} if work_limit is None else {"work_limit": work_limit}))
-        trusted = rows[-1].valid  # an exact result that fails validation is never a reference
-        if trusted and exact.status == Status.OPTIMAL:
+        row = _row(spec, instance, exact, "exact")
+        row.params = json.dumps({"time_limit": time_limit} | ({} if work_limit is None else {"work_limit": work_limit}))
+        rows.append(row)
+        if row.valid and exact.status == Status.OPTIMAL:
             reference, reference_name, reference_method = exact.objective, "optimum", method
-        elif trusted and exact.bound is not None and exact.bound > 0:
+        elif row.valid and exact.bound is not None and exact.bound > 0:
             reference, reference_name, reference_method = exact.bound, "bound", method
-    if bound and reference_name != "optimum":
+    if plan.bound and reference_name != "optimum":
         if on_step:
             on_step(f"bound ({bound_method})")
         lower = certified_bound(instance, method=bound_method, time_limit=time_limit, max_model_size=max_model_size)
@@ -254,7 +288,6 @@ def compare(
         if row.valid and lower.bound is not None and lower.bound > 0 and (reference is None or lower.bound > reference):
             reference, reference_name, reference_method = lower.bound, "bound", lower.algorithm
         elif lower.bound is None:
-            notes.append(f"the {lower.algorithm} bound stopped at its {time_limit:g} s time limit without a bound: "
-                         "raise --time-limit")
-    _rank_and_ratio(rows, reference, reference_name)
-    return Comparison(spec.name, spec.objective_name, rows, reference, reference_name, reference_method, notes)
+            plan.notes.append(f"the {lower.algorithm} bound stopped at its {time_limit:g} s time limit without a "
+                              "bound: raise --time-limit")
+    return rows, reference, reference_name, reference_method
