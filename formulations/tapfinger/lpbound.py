@@ -15,6 +15,7 @@ The bound is an integer (rounded up) and floored by the start-rate bound.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -53,11 +54,27 @@ def relaxation(instance: Any) -> TimeIndexedRelaxation:
 
 
 def size(instance: Any) -> ModelSize:
-    """The starting master (one column per task and a slack per row); column generation then adds
-    columns only up to the size budget and stops there, keeping a valid bound."""
+    """What `compute_bound` really builds, not the full time-indexed LP (tasks x modes x starts columns,
+    which column generation never holds: 15 million on a busy ITP week).
+
+    * the master at its start (`edgeopt.core.colgen.column_generation`): a row per task and per (row,
+      bucket) of at most 512 buckets; an artificial column per task (one nonzero) and, at the first
+      pricing, each task's cheapest column: its task row, the R capacity rows of its cluster over at
+      most every bucket, and one start row. Later columns are added only while the master stays
+      within the size budget (it stops there, keeping a valid bound), so they are not counted;
+    * the dense ``[rows, T]`` capacity and price arrays (the relaxation's capacity, the prices and the
+      certificate's multipliers): counted once per entry, like a row of the full model. They are
+      float arrays (8 bytes an entry, a few copies at once), far below the budget's Pyomo nonzero
+      (about 1.5 KB), so a horizon they would not fit in is still refused.
+    """
     J, T, R, N = len(instance.tasks), int(instance.horizon), len(instance.resources), len(instance.clusters)
-    return ModelSize(J * T, J + (N * R + N) * T, J + (N * R + N) * T + J * (2 + R * T),
-                     note="column generation: the master holds only generated columns")
+    rows = N * R + N
+    width = max(1, math.ceil(T / 512))  # column_generation's bucket (slots per master row)
+    buckets = math.ceil(T / width) if T else 0
+    first = J * (2 + R * buckets)  # task row + R capacity rows over at most every bucket + one start row
+    return ModelSize(2 * J, J + rows * buckets, J + first + rows * T,
+                     note="column generation: the master holds only generated columns, "
+                          "at most the budget; the full time-indexed LP is never built")
 
 
 TI_LP = BoundMethod(
