@@ -6,8 +6,9 @@ three of its full weeks chosen by measured load (GPU-hours submitted per week): 
 `edgeopt.traces.instances.from_trace` (docs/families/<family>.md, "From a trace"), with the same GPU
 capacity for all three weeks: ``--gpus`` (default 96, about the cluster's mean GPU demand over the
 whole trace, 86 GPUs), i.e. as many of the family's own servers as hold that many GPUs on average.
-Every registered algorithm of the family runs (online algorithm and baselines); every schedule is
-validated; a result that rejected jobs (``partial``) gets no ratio.
+Every registered algorithm of the family runs (online algorithm, baselines and the ``offline`` reference
+heuristics, e.g. hetero's and edgecloud's ``offline_fill``); every schedule is validated; a result that
+rejected jobs (``partial``) gets no ratio.
 
 Ratios are to a lower bound, never to an optimum (no exact model scales to these sizes); each ratio
 names its bound (``ratio_against``): the certified ``api.bound`` (``method="auto"``, at most
@@ -16,8 +17,19 @@ only where it is at least the family's trivial bound; else the trivial bound (su
 cost each could have alone: `trivial_bound`). Both bounds, the bound's status, CPU time and check are
 recorded per family and window.
 
+The certified interval (``interval``): [bound, best valid complete schedule], where "best" is the better
+of every non-relaxed algorithm (a relaxed one, e.g. edgecloud's ``preemptive`` baseline, schedules a
+relaxation and may lie below the optimum: it gets a ratio but is no upper end) and of the
+large-neighbourhood search (``api.solve(method="cpsat", lns=True)``) started from that best algorithm for
+``--lns-time`` seconds (0: no search; never worse than its start; the search spends up to a quarter of its
+time on its own certified bound first, recorded as ``lns.bound``). Gap = (best - bound) / best. The
+results of the previous version of this script (online algorithms and baselines against a 60 s bound;
+``--before``, default the tracked ``benchmarks/results/cross_family.json``) are copied beside each as
+``before``, with which side of the interval moved. The committed run used ``--bound-time 120
+--lns-time 120`` on a shared 2-core machine (600 s each would be the ideal; not affordable there).
+
     python benchmarks/cross_family.py [--cluster cluster06] [--gpus 96] [--seeds 0] [--bound-time 60]
-        [--bound-max-size 8000000]
+        [--lns-time 120] [--bound-max-size N] [--before FILE]
         [--families ...] [--windows quiet,typical,busiest] [--out benchmarks/results]
 
 CPU time (time.process_time) and peak RSS are reported; the machine may be shared, so wall times are not.
@@ -30,6 +42,7 @@ import math
 import resource
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -44,10 +57,14 @@ FAMILIES = ("edgecloud", "hetero", "preemptive", "okita", "tapfinger")
 #: Mean GPUs per server of each family's own server draw when no machine list is given (docs/families).
 #: Trace options: tapfinger with the paper's two task types, so that its trained policies (A_online) run.
 TRACE_OPTIONS = {"tapfinger": {"task_types": "two"}}
-#: api.bound's model-size budget here (nonzeros of the full relaxation). Its default, 2,000,000, refuses
-#: tapfinger's time-indexed relaxation of the typical and busiest weeks (3.2 M and 5.6 M nonzeros), which
-#: column generation never builds in full (its master holds only generated columns: about 330 MB peak).
-BOUND_MAX_SIZE = 8_000_000
+#: api.bound's model-size budget here: None, its default (2,000,000 nonzeros). tapfinger's estimate now
+#: counts what column generation builds (0.33 M / 0.45 M in the typical / busiest week), no longer the
+#: never-built full time-indexed relaxation (3.2 M / 5.6 M), which needed 8 M here before.
+BOUND_MAX_SIZE = None
+#: The previous results (online algorithms and baselines against a 60 s bound), copied as "before".
+BEFORE = Path(__file__).resolve().parent / "results" / "cross_family.json"
+#: The exact model whose windows the large-neighbourhood search solves (every family has a CP-SAT one).
+LNS_METHOD = "cpsat"
 GPUS_PER_SERVER = {"edgecloud": 6.0, "hetero": 5.0, "preemptive": 4.6, "okita": 28 / 3, "tapfinger": 16.0}
 
 
@@ -186,8 +203,104 @@ def best_bound(family: str, inst: Any, time_limit: float, max_model_size: int | 
     return out
 
 
+def best_schedule(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The best validated complete schedule of a non-relaxed algorithm (the interval's upper end), or None."""
+    ok = [r for r in rows if r.get("status") == "feasible" and r.get("valid") and not r.get("relaxed")
+          and r.get("objective") is not None]
+    if not ok:
+        return None
+    r = min(ok, key=lambda r: r["objective"])
+    return {"algorithm": r["algorithm"], "kind": r["kind"], "objective": r["objective"]}
+
+
+def run_lns(inst: Any, start: str, time_limit: float, bound: float) -> dict[str, Any]:
+    """`api.solve` (``LNS_METHOD``, ``lns=True``) started from the registered algorithm ``start`` (the best
+    one: what ``warm_start="best"`` would pick, without running every algorithm again inside the limit);
+    its schedule validated; CPU seconds of the whole call."""
+    out: dict[str, Any] = {"method": LNS_METHOD, "warm_start": start, "time_limit_s": time_limit}
+    t0 = time.process_time()
+    try:
+        res = api.solve(inst, method=LNS_METHOD, lns=True, warm_start=start, time_limit=time_limit)
+    except (InputError, ModelError) as exc:
+        out.update(error=str(exc).splitlines()[0], cpu_s=round(time.process_time() - t0, 3))
+        return out
+    out.update(cpu_s=round(time.process_time() - t0, 3), wall_s=round(res.runtime_s, 3), status=res.status.value,
+               objective=res.objective)
+    violations = api.validate(inst, res)
+    out["valid"] = not violations
+    if violations:
+        out["violations"] = [str(v) for v in violations[:5]]
+    extra = res.extra if isinstance(res.extra, dict) else {}
+    log = extra.get("lns", {})
+    out["search"] = {k: log[k] for k in ("start_objective", "objective", "improvements", "windows", "stop")
+                     if k in log}
+    if "reason" in extra:
+        out["reason"] = str(extra["reason"]).splitlines()[0]
+    out["bound"] = res.bound  # the search's own certified bound (a quarter of its time), for the record
+    if res.objective is not None and bound > 0:
+        out["ratio_to_bound"] = res.objective / bound
+    return out
+
+
+def interval(out: dict[str, Any]) -> dict[str, Any]:
+    """[bound, best valid complete schedule of the algorithms and of the LNS] and its gap."""
+    best = best_schedule(out["rows"])
+    lns = out.get("lns") or {}
+    if lns.get("valid") and lns.get("objective") is not None and (best is None or lns["objective"] < best["objective"]):
+        best = {"algorithm": "lns", "kind": "lns", "objective": lns["objective"], "from": lns["warm_start"]}
+    if best is None:
+        return {"bound": out["bound"], "best": None, "gap": None}
+    return {"bound": out["bound"], "bound_kind": out["bound_kind"], "best": best["objective"],
+            "best_by": best["algorithm"], "best_kind": best["kind"],
+            "gap": (best["objective"] - out["bound"]) / best["objective"] if best["objective"] > 0 else 0.0,
+            "ratio": best["objective"] / out["bound"] if out["bound"] > 0 else None}
+
+
+def before_entry(old: dict[str, Any] | None, label: str, family: str) -> dict[str, Any] | None:
+    """The previous result of (window, family) from the report ``old``: its bound, its best online
+    algorithm (and best online algorithm or baseline, what that version compared) and their gaps. A report of this
+    version carries its own ``before`` forward, so a rerun keeps comparing with the same old numbers."""
+    if not old:
+        return None
+    entry = next((f for f in old.get("windows", {}).get(label, {}).get("families", []) if f.get("family") == family),
+                 None)
+    if entry is None:
+        return None
+    if "before" in entry:
+        return entry["before"]
+    rows = [r for r in entry.get("rows", []) if r.get("kind") in ("online", "baseline")]
+    best = best_schedule(rows)
+    online = best_schedule([r for r in rows if r.get("kind") == "online"])
+    b = float(entry["bound"])
+    return {"bound": b, "bound_kind": entry.get("bound_kind"),
+            "bound_method": entry.get("certified_bound", {}).get("method"),
+            "bound_cpu_s": entry.get("certified_bound", {}).get("cpu_s"),
+            "bound_time_s": old.get("bound_time_s"),
+            "best_online": online and {**online, "gap": (online["objective"] - b) / online["objective"]},
+            "best": best and {**best, "gap": (best["objective"] - b) / best["objective"]}}
+
+
+def moved(before: dict[str, Any] | None, now: dict[str, Any]) -> dict[str, Any] | None:
+    """Which side of the interval moved against ``before``: the bound (up is tighter) and the best
+    schedule (down is tighter; against the old best non-relaxed online algorithm or baseline, the old
+    gap's upper end, and against the old best online algorithm alone)."""
+    if not before or now.get("best") is None:
+        return None
+    rel = lambda new, old: (new - old) / old if old else None
+    out = {"bound_change": rel(now["bound"], before["bound"])}
+    for key in ("best_online", "best"):
+        if before.get(key):
+            out[f"upper_change_vs_{key}"] = rel(now["best"], before[key]["objective"])
+            out[f"gap_before_{key}"] = before[key]["gap"]
+    out["gap_after"] = now["gap"]
+    b, u = out["bound_change"] or 0.0, out.get("upper_change_vs_best") or 0.0
+    out["sides"] = "+".join(side for side, m in (("bound", b > 1e-9), ("schedule", u < -1e-9)) if m) or "neither"
+    return out
+
+
 def run_family(family: str, jobs: pd.DataFrame, start: float, cluster: str, gpus: float, seed: int,
-               bound_time: float, bound_max_size: int | None = None) -> dict[str, Any]:
+               bound_time: float, bound_max_size: int | None = None, lns_time: float = 0.0,
+               before: dict[str, Any] | None = None) -> dict[str, Any]:
     servers = max(1, math.ceil(gpus / GPUS_PER_SERVER[family]))
     t0 = time.process_time()
     inst = from_trace(family, jobs, window=(start, start + WEEK_S), cluster=cluster, seed=seed, servers=servers,
@@ -217,7 +330,20 @@ def run_family(family: str, jobs: pd.DataFrame, start: float, cluster: str, gpus
             row["ratio_against"] = out["bound_kind"]  # every ratio names its bound
         rows.append(row)
     out["rows"] = rows
+    start_from = best_schedule(rows)
+    if lns_time > 0 and start_from is not None:
+        out["lns"] = run_lns(inst, start_from["algorithm"], lns_time, out["bound"])
+    out["interval"] = interval(out)
+    out["before"] = before
+    out["moved"] = moved(before, out["interval"])
     return out
+
+
+def _write(path: Path, report: dict[str, Any]) -> None:
+    """Replace ``path`` whole (a reader never sees half a file)."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(report, indent=1, default=float) + "\n")
+    tmp.replace(path)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -226,18 +352,32 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--gpus", type=float, default=96.0, help="GPU capacity of every instance (default 96)")
     ap.add_argument("--bound-time", type=float, default=60.0, help="seconds for api.bound, where it exists")
     ap.add_argument("--bound-max-size", type=int, default=BOUND_MAX_SIZE,
-                    help=f"model-size budget of api.bound, nonzeros (default {BOUND_MAX_SIZE:,})")
+                    help="model-size budget of api.bound, nonzeros (default: api.bound's, 2,000,000)")
+    ap.add_argument("--lns-time", type=float, default=120.0,
+                    help="seconds of large-neighbourhood search from the best algorithm (0: none; default 120)")
+    ap.add_argument("--before", type=Path, default=BEFORE,
+                    help="the previous result to compare with (default: the tracked cross_family.json)")
     ap.add_argument("--families", default=",".join(FAMILIES))
     ap.add_argument("--windows", default="quiet,typical,busiest")
     ap.add_argument("--suffix", default="", help="appended to the result file's name")
     args = ap.parse_args(argv)
     seed = args.seeds[0]
+    for name, value in (("--bound-time", args.bound_time), ("--lns-time", args.lns_time)):
+        if not (math.isfinite(value) and 0 <= value <= 86400):
+            ap.error(f"{name}: seconds in [0, 86400], got {value}")
+    old = json.loads(args.before.read_text()) if args.before and args.before.is_file() else None
+    path = result_path(args.out, f"cross_family{args.suffix}.json")
     jobs = traces.load_itp()
     load = weekly_load(jobs, args.cluster)
     chosen = choose_windows(load)
     report: dict[str, Any] = {
         "trace": "Microsoft ITP (ElasticFlow), shipped copy", "cluster": args.cluster, "gpus": args.gpus,
-        "seed": seed, "bound_time_s": args.bound_time, "bound_max_size": args.bound_max_size, "weekly_load": load.to_dict(orient="records"), "windows": {}}
+        "seed": seed, "bound_time_s": args.bound_time, "bound_max_size": args.bound_max_size,
+        "lns_time_s": args.lns_time, "lns_method": LNS_METHOD,
+        "lns_note": f"{args.lns_time:g} s of LNS and {args.bound_time:g} s of bound per family and week on a "
+                    "shared 2-core machine (the committed run: 120 s each; 600 s each would be the ideal)",
+        "before_source": str(args.before) if old else None,
+        "weekly_load": load.to_dict(orient="records"), "windows": {}, "complete": False}
     for label in args.windows.split(","):
         week = chosen[label]
         start = week * WEEK_S
@@ -247,8 +387,10 @@ def main(argv: list[str] | None = None) -> int:
                                  "load": float(wl["gpu_hours"]) / (args.gpus * 168.0), "families": []}
         for family in args.families.split(","):
             res = run_family(family, jobs, start, args.cluster, args.gpus, seed, args.bound_time,
-                             args.bound_max_size)
+                             args.bound_max_size, args.lns_time, before_entry(old, label, family))
             entry["families"].append(res)
+            report["windows"][label] = entry
+            _write(path, report)  # after every family: a long run interrupted keeps what it measured
             cb = res["certified_bound"]
             print(f"{label:8s} {family:10s} bound used: {res['bound_kind']} {res['bound']:.6g} "
                   f"(trivial {res['trivial_bound']:.6g}; api.bound {cb.get('method', '-')} {cb.get('status', '-')} "
@@ -261,12 +403,21 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{label:8s} {family:10s} {r['algorithm']:18s} {r['status']:9s} "
                       f"{r.get('objective') if r.get('objective') is not None else '-'!s:>14.14s} {ratio:>12s} "
                       f"{r.get('cpu_s', '-')!s:>8s}  [{res['bound_name'].split(':')[0]}]", flush=True)
+            lns, iv, mv = res.get("lns") or {}, res["interval"], res.get("moved") or {}
+            if lns:
+                print(f"{label:8s} {family:10s} lns from {lns['warm_start']}: {lns.get('objective')} "
+                      f"({lns.get('search', {}).get('improvements')} improvements, {lns.get('cpu_s')} s CPU"
+                      f"{', error: ' + lns['error'] if 'error' in lns else ''})", flush=True)
+            gap = f"{iv['gap']:.1%}" if iv.get("gap") is not None else "-"
+            was = mv.get("gap_before_best")
+            print(f"{label:8s} {family:10s} interval [{iv['bound']:.6g}, {iv.get('best')}] by {iv.get('best_by')}: "
+                  f"gap {gap} (before {was if was is None else f'{was:.1%}'}; moved: {mv.get('sides')})", flush=True)
         report["windows"][label] = entry
     report["cpu_s_total"] = time.process_time()
     report["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
     report["machine"] = "2 cores shared with other jobs: CPU times, not wall times"
-    path = result_path(args.out, f"cross_family{args.suffix}.json")
-    path.write_text(json.dumps(report, indent=1, default=float) + "\n")
+    report["complete"] = True
+    _write(path, report)
     print(f"wrote {path}; CPU {report['cpu_s_total']:.1f} s, peak RSS {report['peak_rss_mb']:.0f} MB")
     return 0
 
