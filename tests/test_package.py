@@ -34,7 +34,9 @@ def test_the_version_is_written_in_one_place():
 @pytest.mark.slow
 def test_wheel_installs_and_runs_outside_the_repository(tmp_path):
     dist = tmp_path / "dist"
-    build = subprocess.run([sys.executable, "-m", "build", "--no-isolation", "--outdir", str(dist), str(ROOT)],
+    # --sdist --wheel: both from the source tree (the default builds the wheel again from the unpacked sdist)
+    build = subprocess.run([sys.executable, "-m", "build", "--no-isolation", "--sdist", "--wheel", "--outdir", str(dist),
+                            str(ROOT)],
                            capture_output=True, text=True, check=False)
     assert build.returncode == 0, build.stderr[-2000:]
     assert "License classifiers are deprecated" not in build.stderr and "project.license" not in build.stderr

@@ -9,11 +9,14 @@ import pytest
 
 from edgeopt import api
 from edgeopt.core import ModelSize, Status
+from edgeopt.core.limits import work_limit
 from edgeopt.okita import FAMILY, generate
 from formulations.okita import METHODS, SIZES, lp_relaxation
+from tests.reliability_helpers import PROOF_WORK
 
-#: 30 seeded small instances: 2 jobs, 2-3 sites, 5-6 slots, all four latency-cost kinds.
-AGREE = [(seed, 2 + seed % 2, 5 + seed % 2) for seed in range(30)]
+#: 12 seeded small instances: 2 jobs, 2-3 sites, 5-6 slots, all four latency-cost kinds (30 took a fifth
+#: of the suite's slowest file without finding more).
+AGREE = [(seed, 2 + seed % 2, 5 + seed % 2) for seed in range(12)]
 
 
 @pytest.fixture(scope="module")
@@ -21,11 +24,12 @@ def optima():
     out = {}
     for seed, sites, T in AGREE:
         inst = generate("small", seed=seed, jobs=2, servers=sites, horizon=T)
-        out[seed] = (inst, {m: fn(inst, time_limit=30) for m, fn in METHODS.items()})
+        with work_limit(PROOF_WORK):  # proofs by work: the same on a loaded machine
+            out[seed] = (inst, {m: fn(inst, time_limit=3600) for m, fn in METHODS.items()})
     return out
 
 
-def test_milp_and_cpsat_agree_on_30_small_instances(optima):
+def test_milp_and_cpsat_agree_on_12_small_instances(optima):
     for seed, (inst, res) in optima.items():
         for m, r in res.items():
             assert r.status == Status.OPTIMAL, (seed, m, r.status)
