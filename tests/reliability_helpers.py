@@ -93,6 +93,19 @@ def load_certified(family: str, name: str) -> tuple[Any, dict]:
 #: suite's small instances (they prove within a few units), and the same on an idle and a loaded machine.
 #: Such a test gives the clock an hour, so that only this budget can stop the solver.
 PROOF_WORK = 1000.0
+#: The wall-clock limit of such a test: an hour, never reached, so that only `PROOF_WORK` can stop the solver.
+PROOF_CLOCK = 3600.0
+
+
+def prove(solve: Any, *args: Any, **kwargs: Any) -> Any:
+    """``solve(*args, time_limit=PROOF_CLOCK, **kwargs)`` under `PROOF_WORK` units of deterministic work: for a
+    test that needs the solve to finish (a proven optimum or infeasibility, a converged bound), which then
+    ends at the same point on an idle and on a loaded machine. ``solve`` is any callable whose exact solves
+    go through `formulations.common` (they read `edgeopt.core.limits.work_limit`)."""
+    from edgeopt.core.limits import work_limit
+
+    with work_limit(PROOF_WORK):
+        return solve(*args, time_limit=PROOF_CLOCK, **kwargs)
 
 
 def limit_cpsat_by_work(monkeypatch: pytest.MonkeyPatch, deterministic_s: float = 0.2) -> None:

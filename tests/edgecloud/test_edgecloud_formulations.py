@@ -1,7 +1,8 @@
 """The two exact models of MINLP (2) (milp: Pyomo + HiGHS, cpsat: OR-Tools) agree, and nothing beats them.
 
 On 30 seeded ``small`` instances both prove optimality with the same
-objective (1e-6 relative), both schedules pass the family's validator, and
+objective (1e-6 relative; proofs by deterministic work, `tests.reliability_helpers.prove`,
+so a loaded machine gives the same answers), both schedules pass the family's validator, and
 every registered algorithm's complete, non-preemptive schedule costs at least
 the optimum. Both also match a brute-force enumeration on tiny instances, a
 hand-proved optimum, report infeasibility and time limits as such.
@@ -16,7 +17,7 @@ from edgeopt.core import ModelError, Status, registered
 from edgeopt.edgecloud import FAMILY, generate
 from edgeopt.edgecloud.instance import Instance, Job, Server
 from formulations.edgecloud import METHODS, build_cpsat, build_milp
-from tests.reliability_helpers import limit_cpsat_by_work
+from tests.reliability_helpers import limit_cpsat_by_work, prove
 
 SEEDS = range(30)
 
@@ -29,8 +30,8 @@ def _check(instance, result) -> None:
 @pytest.mark.parametrize("seed", SEEDS)
 def test_models_agree_and_bound_every_algorithm(seed: int) -> None:
     inst = generate("small", seed=seed)
-    milp = METHODS["milp"](inst, time_limit=20)
-    cpsat = METHODS["cpsat"](inst, time_limit=20)
+    milp = prove(METHODS["milp"], inst)
+    cpsat = prove(METHODS["cpsat"], inst)
     for res in (milp, cpsat):
         assert res.status == Status.OPTIMAL, (res.algorithm, res.status, res.extra)
         _check(inst, res)
@@ -55,8 +56,8 @@ def test_models_agree_on_larger_instances() -> None:
     """More jobs and servers than `small`: still agreement (a different regime of the models)."""
     for seed, jobs, servers in ((1, 8, 2), (2, 6, 4)):
         inst = generate("small", seed=seed, jobs=jobs, servers=servers)
-        a = METHODS["milp"](inst, time_limit=30)
-        b = METHODS["cpsat"](inst, time_limit=30)
+        a = prove(METHODS["milp"], inst)
+        b = prove(METHODS["cpsat"], inst)
         assert a.status == b.status == Status.OPTIMAL
         assert a.objective == pytest.approx(b.objective, rel=1e-6)
         _check(inst, a)
@@ -77,7 +78,7 @@ def test_hand_instance_optimum() -> None:
     """Two 4-slot jobs on one worker: they run back to back, JCTs 4 and 8 (hand proof): optimum 12."""
     inst = _hand_instance(horizon=10, n_jobs=2)
     for solve in METHODS.values():
-        res = solve(inst, time_limit=10)
+        res = prove(solve, inst)
         assert res.status == Status.OPTIMAL
         assert res.objective == 12.0
         _check(inst, res)
@@ -87,10 +88,10 @@ def test_hand_instance_optimum() -> None:
 def test_infeasible_is_reported(method: str) -> None:
     # Capacity: two 4-slot jobs on one worker need 8 slots; the horizon has 7. Each fits alone,
     # so only the model itself can prove it.
-    res = METHODS[method](_hand_instance(horizon=7, n_jobs=2), time_limit=10)
+    res = prove(METHODS[method], _hand_instance(horizon=7, n_jobs=2))
     assert res.status == Status.INFEASIBLE and res.schedule is None and res.objective is None
     # Release (2i): the data reach the only server at slot 5; a 4-slot run cannot end by 8.
-    res = METHODS[method](_hand_instance(horizon=8, n_jobs=1, delay=5), time_limit=10)
+    res = prove(METHODS[method], _hand_instance(horizon=8, n_jobs=1, delay=5))
     assert res.status == Status.INFEASIBLE and res.extra["jobs"] == [0]
 
 
@@ -143,13 +144,13 @@ def test_extracted_schedule_is_rechecked(monkeypatch: pytest.MonkeyPatch) -> Non
 
     monkeypatch.setattr(cp, "extract_cpsat", broken)
     with pytest.raises(ModelError):
-        cp.solve_cpsat(generate("small", seed=1), time_limit=5)
+        prove(cp.solve_cpsat, generate("small", seed=1))
 
 
 @pytest.mark.parametrize("method", sorted(METHODS))
 def test_no_jobs_is_optimal_zero(method: str) -> None:
     inst = generate("small", seed=0, jobs=1).model_copy(update={"jobs": []})
-    res = METHODS[method](inst, time_limit=5)
+    res = prove(METHODS[method], inst)
     assert res.status == Status.OPTIMAL and res.objective == 0.0
     _check(inst, res)
 
@@ -219,7 +220,7 @@ def test_models_match_brute_force(seed: int, jobs: int, servers: int) -> None:
     inst = generate("small", seed=seed, jobs=jobs, servers=servers)
     brute = _brute_force_optimum(inst)
     for solve in METHODS.values():
-        res = solve(inst, time_limit=10)
+        res = prove(solve, inst)
         assert res.status == Status.OPTIMAL
         assert res.objective == pytest.approx(brute, rel=1e-9)
 
