@@ -22,15 +22,16 @@ from edgeopt.core.lowerbound import BoundMethod
 from formulations import LazyFunction, lazy_attributes
 from formulations.tapfinger.bound import start_rate_bound
 from formulations.tapfinger.data import cpsat_size, milp_size
-from formulations.tapfinger.lpbound import TI_LP
+from formulations.tapfinger.lpbound import TI_LP, TI_LP_HULL
 from formulations.tapfinger.milp import build_milp, solve_milp
 
 #: ``cpsat`` (and its names below) is imported on first use: a MILP solve does not import OR-Tools.
 __getattr__ = lazy_attributes(__name__, {name: "cpsat" for name in ("build_cpsat", "solve_cpsat")})
 METHODS: dict[str, Callable[..., Result]] = {"milp": solve_milp, "cpsat": LazyFunction(f"{__name__}.cpsat", "solve_cpsat")}
 SIZES: dict[str, Callable[..., ModelSize]] = {"milp": milp_size, "cpsat": cpsat_size}
-#: Certified lower bounds (``edgeopt bound``; the first is ``auto``): ``lpbound.py``.
-LOWER_BOUNDS: dict[str, BoundMethod] = {"ti_lp": TI_LP}
+#: Certified lower bounds (``edgeopt bound``; the first is ``auto``): ``lpbound.py``. ``ti_lp_hull`` adds the
+#: concurrency rows (stronger where clusters have few allocation kinds; the same as ``ti_lp`` elsewhere).
+LOWER_BOUNDS: dict[str, BoundMethod] = {"ti_lp": TI_LP, "ti_lp_hull": TI_LP_HULL}
 #: Large-neighbourhood search plug-ins by the exact model of their windows (``solve --lns``): ``lns.py``.
 NEIGHBOURHOODS: dict[str, Callable[[], Neighbourhood]] = {"cpsat": LazyFunction(f"{__name__}.lns", "neighbourhood")}
 
