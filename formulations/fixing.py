@@ -114,10 +114,10 @@ class Prices:
 
 
 def certified_prices(instance: Any, deadline: Deadline | None, *, share: float = PRICES_SHARE,
-                     cap_s: float = PRICES_CAP_S) -> Prices | None:
-    """The family's ``auto`` bound with its prices and reduced costs, spending at most ``min(share *
-    remaining, cap_s)`` seconds of ``deadline``; None when the bound fails, times out, or is no
-    time-indexed relaxation (then nothing is fixed: the model stays exact, only larger).
+                     cap_s: float = PRICES_CAP_S, method: str = "auto") -> Prices | None:
+    """The family's ``auto`` bound (or its bound called ``method``) with its prices and reduced costs, spending
+    at most ``min(share * remaining, cap_s)`` seconds of ``deadline``; None when the bound fails, times out, or
+    is no time-indexed relaxation (then nothing is fixed: the model stays exact, only larger).
 
     The reduced costs and L(pi) are recomputed here from the certificate's prices by enumeration, without a
     solver (as `edgeopt.core.lowerbound.check_certificate` does), so a fixing decision never rests on a
@@ -133,7 +133,7 @@ def certified_prices(instance: Any, deadline: Deadline | None, *, share: float =
     if budget < 0.2:
         return None
     family = instance.family
-    method = find_method(table(family, "LOWER_BOUNDS"), "auto", family)
+    method = find_method(table(family, "LOWER_BOUNDS"), method, family)
     try:
         res = compute_bound(family, method, instance, deadline=Deadline(budget))
     except Exception:  # noqa: BLE001 - no bound, no fixing: the exact model is still exact

@@ -2,7 +2,8 @@
 
 ``METHODS`` maps a method name to ``solve(instance, *, time_limit=60.0) -> Result``:
 
-* ``milp``: time-indexed MILP in Pyomo, solved by HiGHS (``milp.py``);
+* ``milp``: time-indexed MILP in Pyomo, solved by HiGHS (``milp.py``); ``fix=True``: reduced-cost fixing
+  and the certified bound ``ti_lp_hull`` as the proof where it meets the incumbent (``fixing.py``);
 * ``cpsat``: optional intervals + cumulative in OR-Tools CP-SAT (``cpsat.py``).
 
 Both use the same allocation options (``data.py``: the Pareto-optimal allocations, durations from

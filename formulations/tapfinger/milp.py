@@ -29,15 +29,20 @@ from formulations.tapfinger.data import Option, identical_tasks, options
 
 
 def build_milp(instance: Instance, deadline: Deadline | None = None, *, relax: bool = False,
-               strengthen: bool = False) -> Any:
+               strengthen: bool = False, keys: list[tuple[Option, int]] | None = None, hull: bool = False) -> Any:
     """The Pyomo model (``model.keys[i] = (option, start)`` for ``model.x[i]``).
 
     ``strengthen``: add the symmetry-breaking rows over identical tasks (``valid_symmetry_tasks``) and the
     large-allocation cardinality rows (``valid_large_allocations``).
+
+    ``keys``: only these (option, start) variables (`all_keys`, less what reduced-cost fixing removed,
+    ``fixing.py``); the rest are 0. ``hull``: add the concurrency rows of the certified bound ``ti_lp_hull``
+    (``valid_concurrency``, `formulations.tapfinger.lpbound.concurrency_rows`).
     """
     deadline = deadline or Deadline(1e9)
     opts = options(instance, deadline)
-    keys: list[tuple[Option, int]] = [(o, s) for o in opts for s in o.starts(instance)]
+    if keys is None:
+        keys = all_keys(instance, opts)
     m = pyo.ConcreteModel(name="tapfinger_milp")
     m.keys = keys
     m.I = pyo.RangeSet(0, len(keys) - 1) if keys else pyo.Set(initialize=[])
@@ -79,10 +84,30 @@ def build_milp(instance: Instance, deadline: Deadline | None = None, *, relax: b
             list(rows), rule=lambda m, n, r, t, q: sum(m.x[i] for i in rows[(n, r, t, q)]) <= q,
             doc="valid inequality: at most q tasks with an allocation above C_{r,n} / (q + 1) run at t on n")
         deadline.check()
+    if hull:
+        from formulations.tapfinger.lpbound import concurrency_rows
+
+        running: dict[tuple[int, int], list[int]] = defaultdict(list)
+        for i, (o, s) in enumerate(keys):
+            for t in range(s, s + o.duration):
+                running[(o.cluster, t)].append(i)
+        # (coefficients, rhs, the variables running on that cluster then): only rows that can bind
+        crow = [(coef, rhs, running[(n, t)]) for n, coef, rhs in concurrency_rows(instance)
+                for t in range(instance.horizon) if sum(coef[keys[i][0].alloc] for i in running[(n, t)]) > rhs]
+        m.valid_concurrency = pyo.Constraint(
+            range(len(crow)), rule=lambda m, q: sum(crow[q][0][keys[i][0].alloc] * m.x[i] for i in crow[q][2])
+            <= crow[q][1],
+            doc="valid inequality: a facet of the integer hull of the allocations that fit together on a cluster")
+        deadline.check()
     arr = [t.arrival for t in instance.tasks]
     m.obj = pyo.Objective(expr=sum((s + o.duration - arr[o.task]) * m.x[i] for i, (o, s) in enumerate(keys)),
                           sense=pyo.minimize)
     return m
+
+
+def all_keys(instance: Instance, opts: list[Option] | None = None) -> list[tuple[Option, int]]:
+    """Every (option, start) variable of the full model, in the model's order."""
+    return [(o, s) for o in (options(instance) if opts is None else opts) for s in o.starts(instance)]
 
 
 def large_allocation_rows(load: dict[tuple[int, int, int], list[tuple[int, int]]], cap: list,
@@ -113,17 +138,36 @@ def extract(instance: Instance, model: Any) -> Schedule:
     return Schedule(placements=sorted(out, key=lambda p: p.task))
 
 
-def solve_milp(instance: Instance, *, time_limit: float = 60.0, threads: int = 1, strengthen: bool = True) -> Result:
+def solve_milp(instance: Instance, *, time_limit: float = 60.0, threads: int = 1, strengthen: bool = True,
+               fix: bool = False, fix_min_vars: int | None = None, lns_share: float | None = None) -> Result:
     """Solve (1)-(8) exactly with the time-indexed MILP (``time_limit`` covers building).
 
     ``strengthen`` (default): add the symmetry-breaking rows over identical tasks and the large-allocation
     rows (`build_milp`); False builds the model without them. (The objective floor of
     `formulations.strengthen` is not added here: it slowed HiGHS down.)
+
+    ``fix``: reduced-cost fixing and the certified bound as the proof (``fixing.py``): an incumbent (the list
+    schedulers, then a CP-SAT large-neighbourhood search for ``lns_share`` of the time, at most 20 s) and the
+    prices of the certified bound ``ti_lp_hull`` remove every variable no better schedule uses; when the bound
+    already meets the incumbent no model is built and the result is ``optimal`` with the bound's certificate
+    in ``extra["certificate"]`` (re-checked by ``edgeopt validate``); otherwise HiGHS is asked for a schedule
+    strictly better than the incumbent (its ``objective_bound``), with the concurrency rows of the bound.
+    Off by default: on the ``small`` ladder it did not pay (docs/solvers.md). Models with fewer than
+    ``fix_min_vars`` variables (`formulations.tapfinger.fixing.FIX_MIN_VARS`) are solved unfixed.
+    ``extra["fixing"]`` and ``extra["timings"]`` record the incumbent, the bound, the share fixed and the time
+    of each step.
     """
     from edgeopt.tapfinger import FAMILY
 
     deadline = Deadline(time_limit)
     t0 = time.perf_counter()
+    if fix:
+        from formulations.tapfinger import fixing as tf_fixing
+
+        n_vars = len(all_keys(instance))
+        if n_vars >= (tf_fixing.FIX_MIN_VARS if fix_min_vars is None else fix_min_vars):
+            return _solve_fixed(instance, deadline, threads=threads, strengthen=strengthen,
+                                lns_share=tf_fixing.LNS_SHARE if lns_share is None else lns_share)
     try:
         model = build_milp(instance, deadline, strengthen=strengthen)
     except BuildTimeLimit as exc:
@@ -132,5 +176,59 @@ def solve_milp(instance: Instance, *, time_limit: float = 60.0, threads: int = 1
     build_s = time.perf_counter() - t0
     out = solve_pyomo(model, time_limit=deadline.remaining(), threads=threads)
     sched = extract(instance, model) if out.has_solution else None
-    return finish(FAMILY, instance, "milp", out, sched, build_s=build_s,
-                  extra={"variables": len(model.keys), "strengthen": strengthen})
+    extra: dict[str, Any] = {"variables": len(model.keys), "strengthen": strengthen}
+    if fix:
+        extra["fix"] = True
+    return finish(FAMILY, instance, "milp", out, sched, build_s=build_s, extra=extra)
+
+
+def _solve_fixed(instance: Instance, deadline: Deadline, *, threads: int, strengthen: bool,
+                 lns_share: float) -> Result:
+    """`solve_milp` with ``fix`` (its docstring): incumbent, prices, fixing, then the search on what is left."""
+    from edgeopt.tapfinger import FAMILY
+    from formulations.fixing import conclude, skipped_search
+    from formulations.tapfinger.fixing import fix_keys, prepare, proof_certificate
+
+    t0 = time.perf_counter()
+    incumbent, prices, timings = prepare(instance, hint=None, deadline=deadline, lns_share=lns_share)
+    keys = all_keys(instance)
+    if incumbent is None or prices is None:  # no incumbent or no bound: the model unfixed, still exact
+        t1 = time.perf_counter()
+        model = build_milp(instance, deadline, strengthen=strengthen)
+        timings["model_s"] = time.perf_counter() - t1
+        out = solve_pyomo(model, time_limit=deadline.remaining(), threads=threads)
+        sched = extract(instance, model) if out.has_solution else None
+        return finish(FAMILY, instance, "milp", out, sched, build_s=time.perf_counter() - t0,
+                      extra={"variables": len(keys), "strengthen": strengthen, "fix": True, "timings": timings,
+                             "reason_unfixed": "no incumbent" if incumbent is None else "no certified bound"})
+    c0 = time.process_time()
+    keep, fixing = fix_keys(instance, keys, incumbent, prices)
+    timings["fixing_s"], timings["fixing_cpu_s"] = fixing.fixing_s, time.process_time() - c0
+    base = {"variables": len(keys), "strengthen": strengthen, "fix": True, "timings": timings,
+            "fixing": fixing.record()}
+    if (skip := skipped_search(fixing)) is not None:
+        outcome, _ = conclude(skip, fixing)
+        extra = dict(base)
+        if prices.bound >= incumbent.objective:
+            # the bound alone is the proof: its certificate, which edgeopt validate re-checks without a solver
+            extra["certificate"] = proof_certificate(fixing)
+        return finish(FAMILY, instance, "milp", outcome, incumbent.schedule, extra=extra,
+                      build_s=time.perf_counter() - t0)
+    kept = [k for k, on in zip(keys, keep, strict=True) if on]
+    try:
+        t1, c0 = time.perf_counter(), time.process_time()
+        model = build_milp(instance, deadline, strengthen=strengthen, keys=kept, hull=True)
+        timings["model_s"], timings["model_cpu_s"] = time.perf_counter() - t1, time.process_time() - c0
+        build_s = time.perf_counter() - t0
+        t1, c0 = time.perf_counter(), time.process_time()
+        out = solve_pyomo(model, time_limit=deadline.remaining(), threads=threads, deadline=deadline,
+                          highs_options={"objective_bound": fixing.solver_cutoff()})
+        timings["search_s"], timings["search_cpu_s"] = time.perf_counter() - t1, time.process_time() - c0
+    except BuildTimeLimit as exc:
+        model, build_s = None, time.perf_counter() - t0
+        out = SolverOutcome(Status.TIME_LIMIT, None, None, 0.0, str(exc), False)
+    sched = extract(instance, model) if out.has_solution and model is not None else None
+    outcome, use_incumbent = conclude(out, fixing)
+    if use_incumbent:
+        sched = incumbent.schedule
+    return finish(FAMILY, instance, "milp", outcome, sched, extra=base, build_s=build_s)
