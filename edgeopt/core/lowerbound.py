@@ -217,6 +217,27 @@ def check_certificate(method: BoundMethod, instance: Any, result: Result) -> flo
     return bound
 
 
+def check_optimal_certificate(method: BoundMethod, instance: Any, result: Result) -> float:
+    """Re-check an ``optimal`` result proven by a certified bound alone: its ``extra["certificate"]`` (a bound's
+    certificate, as `compute_bound` writes it) must recompute, without a solver, the bound it states, and that
+    bound must reach the result's objective. Returns the bound.
+
+    Raises:
+        ModelError: no certificate, one that does not check (`check_certificate`), or a bound below the objective.
+    """
+    cert = result.extra.get("certificate") if isinstance(result.extra, dict) else None
+    if not isinstance(cert, dict):
+        raise ModelError("certificate: missing (extra.certificate)")
+    stated = cert.get("bound")
+    if isinstance(stated, bool) or not isinstance(stated, (int, float)):
+        raise ModelError(f"certificate: states no bound ({stated!r})")
+    bound = check_certificate(method, instance, dataclasses.replace(result, bound=float(stated)))
+    obj = result.objective
+    if obj is None or bound < obj - CHECK_RTOL * max(1.0, abs(obj)):
+        raise ModelError(f"certificate: proves every schedule costs >= {bound:g}, not the objective {obj}")
+    return bound
+
+
 def certificate_multipliers(relaxation: Any, result: Result) -> np.ndarray:
     """The multipliers of ``result``'s certificate as a dense array shaped for ``relaxation`` (the one
     `check_certificate` evaluates): LP row duals ``[rows]`` or prices ``[rows, slots]``. Reduced-cost fixing

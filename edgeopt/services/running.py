@@ -22,7 +22,7 @@ from edgeopt.services.lookup import (
     family_of,
     is_builtin,
 )
-from edgeopt.solving.bounds import check_bound
+from edgeopt.solving.bounds import check_bound, check_optimal
 
 
 def register_algorithm(
@@ -124,13 +124,19 @@ def validate(instance: Any, result: Result) -> list[Violation]:
     """Every violation of ``result`` on ``instance`` (empty list: valid).
 
     A ``bound`` result is also checked against its certificate (`check_bound`, no solver): a forged
-    number or certificate is a violation named ``certificate``.
+    number or certificate is a violation named ``certificate``. So is an ``optimal`` result that carries a
+    certificate (its proof is a certified bound that meets the objective, `check_optimal`).
     """
     spec = family_of(instance)
     violations = spec.check_result(instance, _check_result(result))
     if not violations and result.status == Status.BOUND:
         try:
             check_bound(instance, result)
+        except (ModelError, InputError) as exc:
+            violations.append(Violation("certificate", str(exc)))
+    if not violations and result.status == Status.OPTIMAL and "certificate" in result.extra:
+        try:
+            check_optimal(instance, result)
         except (ModelError, InputError) as exc:
             violations.append(Violation("certificate", str(exc)))
     return violations

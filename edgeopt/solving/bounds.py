@@ -62,3 +62,18 @@ def check_bound(instance: Any, result: Result) -> float:
 
     spec = family_of(instance)
     return check_certificate(find_method(bound_methods(spec.name), result.algorithm, spec.name), instance, result)
+
+
+def check_optimal(instance: Any, result: Result) -> float:
+    """Re-check an ``optimal`` result whose proof is a certified bound (``extra["certificate"]``, the bound's
+    method named in it) without a solver; `ModelError` when it does not reach the objective or does not check."""
+    from edgeopt.core import ModelError
+    from edgeopt.core.lowerbound import check_optimal_certificate, find_method
+
+    spec = family_of(instance)
+    cert = result.extra.get("certificate") if isinstance(result.extra, dict) else None
+    name = cert.get("method") if isinstance(cert, dict) else None
+    methods = bound_methods(spec.name)
+    if not isinstance(name, str) or name not in methods:
+        raise ModelError(f"certificate: names no bound method of {spec.name} ({name!r})")
+    return check_optimal_certificate(find_method(methods, name, spec.name), instance, result)
