@@ -7,7 +7,7 @@ import pytest
 from edgeopt import api
 from edgeopt.core.views import JobRow
 from edgeopt.frames import JOB_COLUMNS, job_frame, records_frame
-from tests.reliability_helpers import scheduled_ids
+from tests.reliability_helpers import prove, scheduled_ids
 
 pd = pytest.importorskip("pandas")
 FAMILIES = [s.name for s in api.families()]
@@ -18,7 +18,7 @@ FAMILIES = [s.name for s in api.families()]
 @pytest.mark.parametrize("family", FAMILIES)
 def test_result_frame_rows_add_up_to_the_objective(family):
     inst = api.generate(family, "small", seed=1)
-    for res in (api.run("online", inst), api.solve(inst, method="cpsat", time_limit=20)):
+    for res in (api.run("online", inst), prove(api.solve, inst, method="cpsat")):
         assert api.validate(inst, res) == []
         frame = res.to_frame(inst)
         assert list(frame.columns[: len(JOB_COLUMNS)]) == list(JOB_COLUMNS)

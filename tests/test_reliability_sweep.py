@@ -14,6 +14,7 @@ import pytest
 
 from edgeopt import api
 from edgeopt.sweep import COLUMNS, SweepPoint, read_sweep, run_sweep, stored_cells
+from tests.reliability_helpers import PROOF_CLOCK, PROOF_WORK
 
 ROOT = Path(__file__).resolve().parents[1]
 ALGOS = ("online", "fifo")
@@ -26,7 +27,7 @@ def _points(n: int, family: str = "hetero") -> list[SweepPoint]:
 def test_rows_are_stored_with_every_column_and_rerun_computes_nothing(tmp_path):
     store = tmp_path / "sweep"
     points = [SweepPoint("edgecloud", "small", seed=s, algorithms=ALGOS, optimal=True, method="cpsat",
-                         time_limit=20) for s in range(2)]
+                         time_limit=PROOF_CLOCK, work_limit=PROOF_WORK) for s in range(2)]  # proofs by work
     rows = run_sweep(points, scheduler="sequential", store=store)
     df = read_sweep(store)
     assert list(df.columns) == list(COLUMNS)

@@ -7,7 +7,7 @@ import pytest
 
 from edgeopt import api, viz
 from edgeopt.core.views import GanttBar, UsageSeries
-from tests.reliability_helpers import scheduled_ids
+from tests.reliability_helpers import prove, scheduled_ids
 
 plt = pytest.importorskip("matplotlib.pyplot")
 FAMILIES = [s.name for s in api.families()]
@@ -146,7 +146,7 @@ def test_comparison_plot_writes_a_file(tmp_path):
 def test_family_gantt_and_usage_of_online_and_optimum(family):
     """Every scheduled job appears on the chart; the utilisation never exceeds a finite capacity."""
     inst = api.generate(family, "small", seed=2)
-    for res in (api.run("online", inst), api.solve(inst, method="cpsat", time_limit=20)):
+    for res in (api.run("online", inst), prove(api.solve, inst, method="cpsat")):
         assert api.validate(inst, res) == []
         ax = api.plot_schedule(inst, res)
         assert set(_gantt(ax)[1]) == set(scheduled_ids(res))
