@@ -15,6 +15,7 @@ from tests.reliability_helpers import (
     cli,
     jobs_key,
     make_job_too_long,
+    prove,
     small_instance,
     write,
 )
@@ -150,7 +151,7 @@ def test_zero_jobs_is_optimal_zero(family, method, tmp_path):
     _, path = small_instance(family, tmp_path, **{jobs_key(family): []})
     inst = api.load(path)
     spec = api.family_of(inst)
-    res = api.solve(inst, method=method, time_limit=10)
+    res = prove(api.solve, inst, method=method)
     assert res.status == Status.OPTIMAL and res.objective == 0 and res.bound == 0
     assert not spec.check_result(inst, res)
     assert isinstance(Result.from_dict(json.loads(res.to_json())), Result)
