@@ -150,8 +150,11 @@ ENTRIES: tuple[Entry, ...] = (
     Entry("okita", "lns_gap.py", "okita --regimes paper,congested --time-limit 240 --sub-limit 5",
           "okita --regimes paper --time-limit 20", 9, "okita_lns.json"),
     # one real workload (ITP trace) across the five families
-    Entry("traces", "cross_family.py", "--seeds 0", "--seeds 0 --windows quiet --families preemptive,okita", 10,
+    Entry("traces", "cross_family.py", "--seeds 0 --bound-time 120 --lns-time 120",
+          "--seeds 0 --windows quiet --families preemptive,okita --bound-time 10 --lns-time 10", 75,
           "cross_family.json"),
+    Entry("traces", "interval_diagnosis.py", "", "--rows edgecloud:quiet:10 --no-schedules", 15,
+          "interval_diagnosis.json"),
     # the CLI robustness probe (every family)
     Entry("cli", "probe_cli.py", "--runs-per-kind 21 --jobs 2", "--runs-per-kind 3 --jobs 2", 6, "probe_cli.json"),
 )
