@@ -14,6 +14,7 @@ import pytest
 
 from edgeopt import api
 from formulations import LazyFunction
+from tests.reliability_helpers import PROOF_CLOCK, PROOF_WORK
 
 FAMILIES = [s.name for s in api.families()]
 
@@ -71,7 +72,8 @@ import json, sys
 from edgeopt import api
 out = {}
 for family in json.loads(sys.argv[1]):
-    result = api.solve(api.generate(family, "small", seed=1), method="milp", time_limit=60)
+    result = api.solve(api.generate(family, "small", seed=1), method="milp", time_limit=3600,
+                       work_limit=float(sys.argv[2]))
     out[family] = [result.status.value, result.objective, result.bound, result.schedule]
 out["pyomo.environ"] = "pyomo.environ" in sys.modules
 print(json.dumps(out))
@@ -84,11 +86,13 @@ def test_models_built_without_pyomo_environ_solve_the_same():
     and schedule as here, where it is loaded (the reference: Pyomo's documented way)."""
     import pyomo.environ  # noqa: F401
 
-    out = subprocess.run([sys.executable, "-c", SOLVE_ALL, json.dumps(FAMILIES)], capture_output=True, text=True,
-                         check=True).stdout.strip().splitlines()[-1]
+    out = subprocess.run([sys.executable, "-c", SOLVE_ALL, json.dumps(FAMILIES), str(PROOF_WORK)],
+                         capture_output=True, text=True, check=True).stdout.strip().splitlines()[-1]
     without = json.loads(out)
     assert without.pop("pyomo.environ") is False
     for family in FAMILIES:
-        result = api.solve(api.generate(family, "small", seed=1), method="milp", time_limit=60)
+        # proofs by work (as in SOLVE_ALL): both processes stop at the same point on a loaded machine
+        result = api.solve(api.generate(family, "small", seed=1), method="milp", time_limit=PROOF_CLOCK,
+                           work_limit=PROOF_WORK)
         reference = json.loads(json.dumps([result.status.value, result.objective, result.bound, result.schedule]))
         assert without[family] == reference, family

@@ -11,6 +11,7 @@ import scipy.sparse as sp
 from edgeopt.core import ModelError
 from edgeopt.core.colgen import JobModes, TimeIndexedRelaxation, column_generation, lagrangian, undominated
 from edgeopt.core.lpbound import LinearProgram, dual_bound, round_up, solve_lp
+from tests.reliability_helpers import PROOF_CLOCK
 
 
 def _random_lp(rng: np.random.Generator, m: int = 6, n: int = 9) -> LinearProgram:
@@ -27,7 +28,7 @@ def _random_lp(rng: np.random.Generator, m: int = 6, n: int = 9) -> LinearProgra
 def test_dual_bound_recomputes_the_lp_optimum_and_never_exceeds_it(seed: int) -> None:
     rng = np.random.default_rng(seed)
     lp = _random_lp(rng)
-    sol = solve_lp(lp, time_limit=10)
+    sol = solve_lp(lp, time_limit=PROOF_CLOCK)  # an LP (no work limit reaches it): the clock never stops it
     assert sol.status == "Optimal" and sol.value is not None
     lb = dual_bound(lp, sol.row_dual)
     assert lb <= sol.value + 1e-9

@@ -10,6 +10,7 @@ import pytest
 from edgeopt import api
 from edgeopt.core import InputError, Status, lookup, register, unregister
 from edgeopt.core.registry import declared_params
+from tests.reliability_helpers import PROOF_CLOCK, PROOF_WORK
 
 
 def _algo(instance, *, seed: int = 0, k: int = 5, rule: Literal["arrival", "density"] = "arrival",
@@ -76,7 +77,8 @@ def test_a_rejecting_algorithm_gets_status_partial_no_ratio_and_no_rank():
         res = api.run("drops_one", inst)
         assert res.status == Status.PARTIAL and res.extra["rejected_count"] >= 1 and not res.comparable
         assert api.validate(inst, res) == []  # a valid schedule of the jobs it kept
-        table = api.compare(inst, ["online", "drf", "drops_one"], optimal=True, time_limit=30)
+        table = api.compare(inst, ["online", "drf", "drops_one"], optimal=True, time_limit=PROOF_CLOCK,
+                             work_limit=PROOF_WORK)  # the optimum proved by work
         rows = {r.algorithm: r for r in table.rows}
         assert table.reference_name == "optimum"
         # the partial result has the smallest total (one job fewer) yet is neither ranked nor given a ratio
