@@ -13,8 +13,11 @@ import pytest
 
 from edgeopt import api
 from edgeopt.core import ModelError, Result, Status
+from edgeopt.core.limits import work_limit
 from edgeopt.solving import bounds, certify
-from tests.reliability_helpers import cli
+from tests.reliability_helpers import PROOF_CLOCK, PROOF_WORK, cli, prove
+
+HOUR = int(PROOF_CLOCK)
 
 FAMILIES = [spec.name for spec in api.families()]
 
@@ -24,7 +27,7 @@ def case(request):
     family = request.param
     inst = api.generate(family, "small", seed=0, jobs=4)
     online = api.run("online", inst)
-    opt = api.solve(inst, method="cpsat", time_limit=120)
+    opt = prove(api.solve, inst, method="cpsat")
     assert opt.status == Status.OPTIMAL and not api.validate(inst, opt)
     assert online.objective > opt.objective + 1e-6, "the relabelled schedule must be a real lie"
     return family, inst, online, opt
@@ -55,21 +58,21 @@ def test_relabelled_online_passes_plain_validation_but_not_certify(case):
     assert not api.validate(inst, lie)  # the result alone cannot show it: the claim is listed as not checked
     listed = certify.claims(api.family(family), lie)
     assert "optimal: the objective is the optimum" in [c.claim for c in listed if not c.checked]
-    cert = certify.certify(inst, lie, time_limit=120)
+    cert = prove(certify.certify, inst, lie)
     assert cert.verdict == certify.FALSE, cert.to_dict()
     # the honest optimum is certified, and so is its bound
-    good = certify.certify(inst, opt, time_limit=120)
+    good = prove(certify.certify, inst, opt)
     assert good.verdict == certify.CERTIFIED, good.to_dict()
     # an incumbent at the time limit whose bound is above the optimum: a false bound
     false_bound = _relabel(online, algorithm="cpsat", status="time_limit", bound=online.objective)
     assert not api.validate(inst, false_bound)
-    found = certify.certify(inst, false_bound, time_limit=120)
+    found = prove(certify.certify, inst, false_bound)
     assert found.verdict == certify.FALSE and found.claims[0].claim.startswith("bound")
 
 
 def test_undecidable_claims_say_not_certified(monkeypatch):
     inst = api.generate("hetero", "small", seed=0, jobs=4)
-    opt = api.solve(inst, method="cpsat", time_limit=120)
+    opt = prove(api.solve, inst, method="cpsat")
     monkeypatch.delattr(bounds, "bound", raising=False)
     cert = certify.certify(inst, opt, time_limit=60, max_nonzeros=1)  # too large to re-solve, no bound routine
     assert cert.verdict == certify.NOT_CERTIFIED
@@ -93,9 +96,10 @@ def test_validate_cli_lists_claims_and_certify_exits_1_on_a_lie(tmp_path, capsys
     report = json.loads(capsys.readouterr().out)
     assert "optimal: the objective is the optimum" in report["not_checked"]
     assert "optimal: zero gap (bound == objective)" in report["checked"]
-    assert cli("validate", ipath, lie, "--certify", "--time-limit", "60") == 1
-    assert "certify: false" in capsys.readouterr().out
-    assert cli("validate", ipath, lie, "--certify", "--time-limit", "60", "--json") == 1
+    with work_limit(PROOF_WORK):  # the re-solve proves by work, not by the clock
+        assert cli("validate", ipath, lie, "--certify", "--time-limit", HOUR) == 1
+        assert "certify: false" in capsys.readouterr().out
+        assert cli("validate", ipath, lie, "--certify", "--time-limit", HOUR, "--json") == 1
     assert json.loads(capsys.readouterr().out)["certify"]["verdict"] == "false"
     assert cli("validate", ipath, lie, "--certify", "--time-limit", "0") == 2
 
@@ -104,7 +108,7 @@ def test_certify_uses_a_lower_bound_when_the_instance_is_too_large_to_re_solve(m
     """Above the size budget, ``api.bound`` (when the toolkit has it) decides: a lower bound equal to
     the claimed optimum certifies it, a lower bound below it leaves it undecided."""
     inst = api.generate("hetero", "small", seed=0, jobs=4)
-    opt = api.solve(inst, method="cpsat", time_limit=120)
+    opt = prove(api.solve, inst, method="cpsat")
     calls = []
 
     def fake_bound(instance, *, method="auto", time_limit=60.0, value=opt.objective):
@@ -128,16 +132,16 @@ def test_a_bound_just_above_the_optimum_is_false_not_float_noise(case):
     above = opt.objective * (1 + 8e-5) + 1e-3
     lie = _relabel(online, algorithm="cpsat", status="time_limit", bound=above)
     assert not api.validate(inst, lie)  # bound <= objective holds: only a re-proof can refute it
-    found = certify.certify(inst, lie, time_limit=120)
+    found = prove(certify.certify, inst, lie)
     assert found.verdict == certify.FALSE, found.to_dict()
     noise = _relabel(online, algorithm="cpsat", status="time_limit", bound=opt.objective * (1 + 1e-12))
-    assert certify.certify(inst, noise, time_limit=120).verdict == certify.CERTIFIED
+    assert prove(certify.certify, inst, noise).verdict == certify.CERTIFIED
 
 
 @pytest.fixture(scope="module")
 def bound_case(case):
     family, inst, _, opt = case
-    res = api.bound(inst, time_limit=60)
+    res = api.bound(inst, time_limit=PROOF_CLOCK)  # bounded by its iterations, never by the clock
     assert res.status == Status.BOUND and res.bound <= opt.objective + 1e-9
     return family, inst, res, opt
 
