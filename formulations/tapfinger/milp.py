@@ -193,11 +193,14 @@ def _solve_fixed(instance: Instance, deadline: Deadline, *, threads: int, streng
     incumbent, prices, timings = prepare(instance, hint=None, deadline=deadline, lns_share=lns_share)
     keys = all_keys(instance)
     if incumbent is None or prices is None:  # no incumbent or no bound: the model unfixed, still exact
-        t1 = time.perf_counter()
-        model = build_milp(instance, deadline, strengthen=strengthen)
-        timings["model_s"] = time.perf_counter() - t1
-        out = solve_pyomo(model, time_limit=deadline.remaining(), threads=threads)
-        sched = extract(instance, model) if out.has_solution else None
+        try:
+            t1 = time.perf_counter()
+            model = build_milp(instance, deadline, strengthen=strengthen)
+            timings["model_s"] = time.perf_counter() - t1
+            out = solve_pyomo(model, time_limit=deadline.remaining(), threads=threads, deadline=deadline)
+        except BuildTimeLimit as exc:
+            model, out = None, SolverOutcome(Status.TIME_LIMIT, None, None, 0.0, str(exc), False)
+        sched = extract(instance, model) if out.has_solution and model is not None else None
         return finish(FAMILY, instance, "milp", out, sched, build_s=time.perf_counter() - t0,
                       extra={"variables": len(keys), "strengthen": strengthen, "fix": True, "timings": timings,
                              "reason_unfixed": "no incumbent" if incumbent is None else "no certified bound"})

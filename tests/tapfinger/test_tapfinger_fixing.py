@@ -142,3 +142,15 @@ def test_fixing_record_rederives_from_its_prices():
     prices = certified_prices(inst, Deadline(PROOF_CLOCK), share=1.0, cap_s=PROOF_CLOCK)
     _, fixing = fix_keys(inst, all_keys(inst), Incumbent(None, rec["incumbent"], "x", 0.0), prices)
     assert fixing.fixed == rec["fixed"] and rec["bound_method"] == LOWER_BOUNDS["ti_lp_hull"].name
+
+
+def test_without_a_certified_bound_the_model_is_solved_unfixed(monkeypatch):
+    """No prices (the bound failed or timed out): nothing is fixed, the full model is solved, still exact."""
+    import formulations.tapfinger.fixing as tf_fixing
+
+    monkeypatch.setattr(tf_fixing, "certified_prices", lambda *a, **k: None)
+    inst = api.generate("tapfinger", "small", seed=0, jobs=6)
+    res = prove(api.solve, inst, method="milp", fix=True, fix_min_vars=0, lns_share=0.0)
+    assert res.status == Status.OPTIMAL and "fixing" not in res.extra
+    assert res.extra["reason_unfixed"] == "no certified bound"
+    assert res.objective == prove(api.solve, inst, method="milp").objective
