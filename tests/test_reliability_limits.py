@@ -16,7 +16,15 @@ from edgeopt import api
 from edgeopt.core import InputError, Status
 from edgeopt.core.jsonio import dumps
 from edgeopt.core.result import masked_timings
-from tests.reliability_helpers import FAMILIES, assert_clean_error, cli, small_instance, write
+from tests.reliability_helpers import (
+    FAMILIES,
+    PROOF_CLOCK,
+    PROOF_WORK,
+    assert_clean_error,
+    cli,
+    small_instance,
+    write,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -33,7 +41,8 @@ def test_size_estimate_is_close_to_the_built_model(family, method):
     """The estimate never undercounts the built model much, and overcounts by a bounded factor."""
     inst = api.generate(family, "small", seed=2)
     size = api.model_sizes(family)[method](inst)
-    res = api.solve(inst, method=method, time_limit=30)
+    # built whatever the load (an hour on the clock); the search is not the point: 0.01 units of work stop it
+    res = api.solve(inst, method=method, time_limit=PROOF_CLOCK, work_limit=0.01)
     built = res.extra.get("n_vars") or res.extra.get("variables")
     assert res.extra["model_size"]["variables"] == size.variables
     if built:
@@ -113,7 +122,9 @@ def test_two_solves_are_identical_but_for_timings(family, method, tmp_path):
     texts = []
     for k in range(2):
         out = tmp_path / f"r{k}.json"
-        assert cli("solve", path, "--method", method, "--time-limit", "60", "-o", out) == 0
+        # proofs by work: both runs end by proof on a loaded machine too
+        assert cli("solve", path, "--method", method, "--time-limit", int(PROOF_CLOCK), "--work-limit", PROOF_WORK,
+                   "-o", out) == 0
         texts.append(dumps(masked_timings(json.loads(out.read_text()))))
     assert texts[0] == texts[1]
     data = json.loads((tmp_path / "r0.json").read_text())
