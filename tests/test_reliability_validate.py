@@ -8,7 +8,15 @@ import pytest
 
 from edgeopt import api
 from edgeopt.core import Status
-from tests.reliability_helpers import FAMILIES, cli, make_job_too_long, small_instance, write
+from tests.reliability_helpers import (
+    FAMILIES,
+    PROOF_CLOCK,
+    cli,
+    make_job_too_long,
+    prove,
+    small_instance,
+    write,
+)
 
 
 def _result_file(tmp_path, data, name="res.json"):
@@ -59,7 +67,9 @@ def test_an_algorithm_result_carries_no_bound(setup, tmp_path, capsys):
 
 def test_bound_above_objective_is_a_lie(setup, tmp_path, capsys):
     _, inst, inst_path, _ = setup
-    exact = api.solve(inst, method="cpsat", time_limit=20).to_dict()
+    # any exact result with an incumbent and a bound will do, not a proof: 2 units of deterministic work
+    # (CP-SAT's, about 2 CPU s) stop it at the same point on any machine, the clock never does
+    exact = api.solve(inst, method="cpsat", time_limit=PROOF_CLOCK, work_limit=2.0).to_dict()
     assert _validate(tmp_path, inst_path, exact, capsys)[0] == 0
     code, out = _validate(tmp_path, inst_path, {**exact, "bound": exact["objective"] + 1}, capsys)
     assert code == 1 and "bound" in out
@@ -95,7 +105,7 @@ def test_a_true_infeasible_claim_is_accepted(family, tmp_path, capsys):
     make_job_too_long(family, data)
     inst_path = write(tmp_path / "long.json", data)
     inst = api.load(inst_path)
-    res = api.solve(inst, method="cpsat", time_limit=20)
+    res = prove(api.solve, inst, method="cpsat")
     assert res.status == Status.INFEASIBLE and res.extra.get("reason")
     code, _ = _validate(tmp_path, inst_path, res.to_dict(), capsys)
     assert code == 0
