@@ -17,7 +17,7 @@ from edgeopt.hetero.instance import Instance, Job, NodeType, Server
 from formulations.hetero import METHODS, build_milp
 from formulations.hetero.checks import agreement
 from formulations.hetero.data import prepare
-from tests.reliability_helpers import limit_cpsat_by_work
+from tests.reliability_helpers import limit_cpsat_by_work, prove
 
 
 def _tiny(capacity: list[float], horizon: int, n_jobs: int = 2) -> Instance:
@@ -36,7 +36,7 @@ def test_tiny_instance_optimum_by_hand(method):
     """Two 2-slot jobs (weights 1, 2) on a server that runs one at a time: the heavier first,
     objective 2 * 2 + 1 * 4 = 8 (hand proof: any order puts one job at completion >= 4)."""
     inst = _tiny([1, 3], horizon=4)
-    res = METHODS[method](inst, time_limit=30)
+    res = prove(METHODS[method], inst)
     assert res.status == Status.OPTIMAL
     assert res.objective == pytest.approx(8.0)
     assert res.bound == pytest.approx(8.0)
@@ -46,7 +46,7 @@ def test_tiny_instance_optimum_by_hand(method):
 @pytest.mark.parametrize("method", sorted(METHODS))
 def test_capacity_infeasible_instance_is_reported_infeasible(method):
     """Same two jobs, horizon 3: each fits alone but not both (they need 4 slots in sequence)."""
-    res = METHODS[method](_tiny([1, 3], horizon=3), time_limit=30)
+    res = prove(METHODS[method], _tiny([1, 3], horizon=3))
     assert res.status == Status.INFEASIBLE
     assert res.objective is None and res.schedule is None
 
@@ -54,7 +54,7 @@ def test_capacity_infeasible_instance_is_reported_infeasible(method):
 @pytest.mark.parametrize("method", sorted(METHODS))
 def test_job_that_fits_nowhere_is_reported_infeasible(method):
     """A server with 1 CPU cannot host a worker (2 CPU): the solver proves (2a) impossible."""
-    res = METHODS[method](_tiny([4, 1], horizon=10, n_jobs=1), time_limit=30)
+    res = prove(METHODS[method], _tiny([4, 1], horizon=10, n_jobs=1))
     assert res.status == Status.INFEASIBLE
     assert res.extra["unschedulable_jobs"] == [0]
 
@@ -101,7 +101,7 @@ def test_milp_constraints_carry_equation_numbers():
 def test_ring_allreduce_models_agree(seed):
     """Program (15) on `small_ra`: both models prove the same optimum, schedules valid, every
     registered algorithm >= the optimum."""
-    out = agreement(generate("small_ra", seed=seed), time_limit=60.0)
+    out = prove(agreement, generate("small_ra", seed=seed))
     assert not out.problems, out.problems
 
 
@@ -109,6 +109,6 @@ def test_lp_relaxation_is_below_the_optimum():
     from formulations.hetero.golden import lp_relaxation
 
     inst = generate("small", seed=4)
-    opt = METHODS["cpsat"](inst, time_limit=30)
+    opt = prove(METHODS["cpsat"], inst)
     assert opt.status == Status.OPTIMAL
     assert lp_relaxation(inst) <= opt.objective + 1e-6

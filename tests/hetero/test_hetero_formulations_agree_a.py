@@ -1,10 +1,13 @@
-"""Both exact models of program (2) agree on seeded `small` instances (seeds 0-14; 15-29 in
+"""Both exact models of program (2) agree on seeded `small` instances (seeds 0-7; 15-22 in
 ``test_hetero_formulations_agree_b.py``, split so that ``pytest -n 2`` runs the halves in parallel).
 
-On each instance: HiGHS (time-indexed MILP) and CP-SAT (interval model) prove optimality and
+On each instance: HiGHS (time-indexed MILP) and CP-SAT (interval model) prove optimality (by work,
+`tests.reliability_helpers.prove`: the same on a loaded machine) and
 agree within 1e-6 relative; both schedules pass the family validator (``finish`` re-checks and
 ``check_result`` again here); every registered online algorithm and baseline returns a valid
 schedule whose objective is >= the optimum.
+
+16 seeds, not 30: the two files took about 190 s of CPU (6 s per seed) for one check repeated.
 """
 
 from __future__ import annotations
@@ -13,12 +16,13 @@ import pytest
 
 from edgeopt.hetero import generate
 from formulations.hetero.checks import agreement
+from tests.reliability_helpers import prove
 
 
-@pytest.mark.parametrize("seed", range(15))
+@pytest.mark.parametrize("seed", range(8))
 def test_exact_models_agree_and_bound_every_algorithm(seed):
     inst = generate("small", seed=seed)
-    out = agreement(inst, time_limit=60.0)
+    out = prove(agreement, inst)  # by work, not by the clock: the same on a loaded machine
     assert not out.problems, out.problems
     assert out.optimum is not None and out.optimum > 0
     assert out.exact["milp"].bound <= out.optimum + 1e-6 * out.optimum

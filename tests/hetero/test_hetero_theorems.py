@@ -30,6 +30,7 @@ from edgeopt.hetero.online import dual_schedule, max_weight_batch, online, price
 from formulations.hetero.batch import check_batch_schedule, placement_cost, solve_max_weight, solve_min_cost
 from formulations.hetero.cpsat import solve_cpsat
 from formulations.hetero.theory import alpha_of, assumption_instance, check_assumptions, gamma_of
+from tests.reliability_helpers import prove
 
 REL = 1e-6
 
@@ -73,7 +74,7 @@ def test_theorem1_mincost_is_optimal_for_problem_13(preset, seed):
     for j in range(len(inst.jobs)):
         for colocated, fn in algos.items():
             pl = fn(inst, j, delta, free, window)
-            exact = solve_min_cost(inst, j, delta, window, usage=usage, colocated=colocated, time_limit=60)
+            exact = prove(solve_min_cost, inst, j, delta, window, usage=usage, colocated=colocated)
             if exact.status == Status.INFEASIBLE:
                 assert pl is None, f"job {j} q={colocated}: algorithm found {pl} where the MILP proves none fits"
                 continue
@@ -111,7 +112,7 @@ def test_theorem3_maxweight_ratio_and_dual_feasibility(arch, seed):
     lam = _batch_lambda(inst, jobs, tau)
     assume = check_assumptions(inst, lam, window=tau)
     assert assume.hold, assume
-    opt = solve_max_weight(inst, jobs, (0, tau), time_limit=60)
+    opt = prove(solve_max_weight, inst, jobs, (0, tau))
     assert opt.status == Status.OPTIMAL
     out = max_weight_batch(inst, jobs, (0, tau), lam=lam)
     check_batch_schedule(inst, list(out.placements.values()), (0, tau))
@@ -120,7 +121,7 @@ def test_theorem3_maxweight_ratio_and_dual_feasibility(arch, seed):
     assert got >= opt.value / g - 1e-9, f"A_maxweight weight {got} < OPT(7) / gamma = {opt.value} / {g}"
     # (9a) for every l in Gamma_j, via the exact minimum cost under the final prices
     for j in jobs:
-        best = solve_min_cost(inst, j, out.delta, (0, tau), time_limit=60)
+        best = prove(solve_min_cost, inst, j, out.delta, (0, tau))
         assert best.status == Status.OPTIMAL
         assert out.u[j] >= inst.jobs[j].weight - best.value - 1e-7 * inst.jobs[j].weight, (
             f"(9a) violated for job {j}: u = {out.u[j]}, w - min cost = {inst.jobs[j].weight - best.value}")
@@ -150,7 +151,7 @@ def test_lemma2_dual_schedule_length_and_weight(seed):
     alpha = alpha_of([j.weight for j in probe.jobs], lam)
     inst = probe.model_copy(update={"horizon": alpha * tau})
     assert check_assumptions(inst, lam, window=tau).hold
-    opt = solve_max_weight(inst, jobs, (0, tau), time_limit=60)
+    opt = prove(solve_max_weight, inst, jobs, (0, tau))
     assert opt.status == Status.OPTIMAL
     out = dual_schedule(inst, jobs, 0, tau, alpha, lam=lam)
     pls = list(out.placements.values())
@@ -179,7 +180,7 @@ def test_theorem5_online_is_4alpha_competitive(seed):
     assert check_assumptions(inst, lam).hold
     res = online(inst)
     assert res.status == Status.FEASIBLE, res.extra.get("rejected")
-    opt = solve_cpsat(inst, time_limit=60)
+    opt = prove(solve_cpsat, inst)
     assert opt.status == Status.OPTIMAL
     alpha = alpha_of([j.weight for j in inst.jobs], lam)
     ratio = res.objective / opt.objective
