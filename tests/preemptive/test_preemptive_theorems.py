@@ -27,6 +27,7 @@ from formulations.preemptive import BOUNDS, METHODS
 from formulations.preemptive.data import from_instance
 from formulations.preemptive.ilp4 import solve_dual6, solve_p6
 from formulations.preemptive.lp4_large import solve_lp4_large
+from tests.reliability_helpers import PROOF_CLOCK, prove
 
 TOL = 1e-7
 
@@ -102,7 +103,7 @@ def test_jct_lower_bounds_from_lp4_are_below_the_optimum():
 
     for seed in range(10):
         inst = generate("small", seed=seed, jobs=6, servers=3)
-        opt = METHODS["milp"](inst, time_limit=30)
+        opt = prove(METHODS["milp"], inst)
         assert opt.status == Status.OPTIMAL
         flow = solve_lp4_large(inst).bound
         simple = jct_bound_from_flow(from_instance(inst), flow)
@@ -116,7 +117,7 @@ def test_lemma1_f_is_below_jct_for_every_feasible_schedule():
     n = 0
     for seed in range(15):
         inst = generate("small", seed=seed, jobs=4, servers=2)
-        results = [METHODS["cpsat"](inst, time_limit=30)]
+        results = [prove(METHODS["cpsat"], inst)]
         for algo in registered("preemptive").values():
             if "speed" in algo.defaults():  # a declared speed parameter (resource augmentation)
                 results.extend(algo(inst, seed=0, speed=speed) for speed in (1.0, 1.5, 2.0))
@@ -337,7 +338,7 @@ def test_theorem3_speed_augmented_competitive_ratios(eps):
             slow, fast = from_instance(inst), from_instance(inst, speed=1 + eps)
             assert np.array_equal(slow.p_edge * 1.0, fast.p_edge * (1 + eps)), "speed assumption broken"
             res = online(inst, speed=1 + eps)
-            lp4 = solve_lp4_large(inst, time_limit=60)  # LP (4) without (4c)/(4d): <= LP4 <= ILP4
+            lp4 = solve_lp4_large(inst, time_limit=PROOF_CLOCK)  # LP (4) without (4c)/(4d): <= LP4 <= ILP4
             assert lp4.status == Status.OPTIMAL
             dmax = max(jb.chunks for jb in inst.jobs)
             f = res.extra["fractional_flow_time"]
@@ -351,7 +352,7 @@ def test_theorem3_speed_augmented_competitive_ratios(eps):
             dmax_bound = max(dmax_bound, dmax * bound4)
             if jobs == 3:
                 ub = online(inst, speed=1.0).objective  # feasible at speed 1: keeps the optimum, shrinks windows
-                opt = METHODS["cpsat"](inst, time_limit=30, upper_bound=ub)
+                opt = prove(METHODS["cpsat"], inst, upper_bound=ub)
                 assert opt.status == Status.OPTIMAL
                 assert res.objective / opt.objective <= dmax * bound4 + TOL
                 worst["JCT/OPT2"] = max(worst["JCT/OPT2"], res.objective / opt.objective)
@@ -398,7 +399,7 @@ def test_theorem3_as_the_corrected_lemma2_supports_it(eps):
         for jobs, servers, cloud in ((3, 2, True), (6, 2, True), (6, 2, False)):
             inst = scaled_instance(seed, unit, jobs=jobs, servers=servers, cloud=cloud)
             res = online(inst, speed=1 + eps)
-            lp4 = solve_lp4_large(inst, time_limit=60)
+            lp4 = solve_lp4_large(inst, time_limit=PROOF_CLOCK)  # an LP: the clock never stops it
             assert lp4.status == Status.OPTIMAL
             fast = from_instance(inst, speed=1 + eps)
             rhs = lp4.bound + float(fast.p_edge.sum())
@@ -410,7 +411,7 @@ def test_theorem3_as_the_corrected_lemma2_supports_it(eps):
             worst["jct"] = max(worst["jct"], res.objective / (dmax * bound * rhs))
             if jobs == 3:
                 ub = online(inst, speed=1.0).objective
-                opt = METHODS["cpsat"](inst, time_limit=30, upper_bound=ub)
+                opt = prove(METHODS["cpsat"], inst, upper_bound=ub)
                 assert opt.status == Status.OPTIMAL
                 worst["rhs/OPT2"] = max(worst["rhs/OPT2"], rhs / opt.objective)
     print(f"\nTheorem 3 (corrected chain), eps={eps}: sum alpha / ((1+1/eps)(LP4 + sum P)) <= "
