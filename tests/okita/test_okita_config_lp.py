@@ -17,6 +17,7 @@ from edgeopt.okita.instance import generate
 from formulations.okita import LOWER_BOUNDS
 from formulations.okita.configlp import CONFIG_LP, ConfigRelaxation
 from formulations.okita.milp import solve_milp
+from tests.reliability_helpers import PROOF_CLOCK, PROOF_WORK
 
 CASES = [("small", {"jobs": 2}, 0), ("small", {"jobs": 3}, 1), ("small", {"jobs": 4, "horizon": 10}, 2),
          ("paper", {"jobs": 3, "servers": 3, "horizon": 8}, 3), ("paper", {"jobs": 4, "servers": 3, "horizon": 8}, 6)]
@@ -28,10 +29,10 @@ def solved() -> dict:
     out = {}
     for preset, options, seed in CASES:
         inst = generate(preset, seed=seed, **options)
-        with work_limit(1000):
-            opt = solve_milp(inst, time_limit=3600)
-        out[preset, seed] = (inst, compute_bound("okita", LOWER_BOUNDS["worker_lp"], inst, time_limit=120),
-                             compute_bound("okita", CONFIG_LP, inst, time_limit=120), opt)
+        with work_limit(PROOF_WORK):
+            opt = solve_milp(inst, time_limit=PROOF_CLOCK)
+        out[preset, seed] = (inst, compute_bound("okita", LOWER_BOUNDS["worker_lp"], inst, time_limit=PROOF_CLOCK),
+                             compute_bound("okita", CONFIG_LP, inst, time_limit=PROOF_CLOCK), opt)  # iteration-bounded
     return out
 
 
@@ -122,6 +123,6 @@ def test_config_lp_is_below_the_certified_optima_of_the_shipped_instances() -> N
     for record in records:
         inst = parse_instance(json.loads((folder / record.name.replace(".optimum.json", ".json")).read_text()))
         optimum = json.loads(record.read_text())["objective"]
-        res = compute_bound("okita", CONFIG_LP, inst, time_limit=120)
+        res = compute_bound("okita", CONFIG_LP, inst, time_limit=PROOF_CLOCK)
         assert res.bound <= optimum + 1e-6 * max(1.0, abs(optimum)), record.name
         assert check_certificate(CONFIG_LP, inst, res) == pytest.approx(res.bound)

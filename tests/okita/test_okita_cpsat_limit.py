@@ -17,7 +17,7 @@ from edgeopt.okita import FAMILY, generate
 from formulations.common import SolverOutcome, finish
 from formulations.okita import METHODS
 from formulations.okita.cpsat import rounding_error
-from tests.reliability_helpers import certified_names, limit_cpsat_by_work, load_certified
+from tests.reliability_helpers import certified_names, limit_cpsat_by_work, load_certified, prove
 
 
 def _valid_with_honest_bound(inst, res) -> None:
@@ -57,7 +57,7 @@ def test_work_limited_cpsat_on_certified_instances_never_bounds_above_the_optimu
 def solved():
     """A small instance, its optimal CP-SAT result and its schedule (objective recomputed from it)."""
     inst = generate("small", seed=1)
-    res = METHODS["cpsat"](inst, time_limit=60)
+    res = prove(METHODS["cpsat"], inst)  # by work, not by the clock
     assert res.status == Status.OPTIMAL
     return inst, res, FAMILY.parse_schedule(res.schedule)
 

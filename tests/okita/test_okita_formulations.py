@@ -12,7 +12,7 @@ from edgeopt.core import ModelSize, Status
 from edgeopt.core.limits import work_limit
 from edgeopt.okita import FAMILY, generate
 from formulations.okita import METHODS, SIZES, lp_relaxation
-from tests.reliability_helpers import PROOF_WORK
+from tests.reliability_helpers import PROOF_WORK, prove
 
 #: 12 seeded small instances: 2 jobs, 2-3 sites, 5-6 slots, all four latency-cost kinds (30 took a fifth
 #: of the suite's slowest file without finding more).
@@ -52,7 +52,7 @@ def test_every_algorithm_is_at_least_the_optimum(optima):
 def test_lp_relaxation_is_a_lower_bound():
     for seed in range(3):
         inst = generate("small", seed=seed, jobs=2, servers=2, horizon=5)
-        opt = METHODS["milp"](inst, time_limit=30).objective
+        opt = prove(METHODS["milp"], inst).objective
         lp = lp_relaxation(inst)
         assert lp is not None and lp <= opt + 1e-6
 
@@ -76,7 +76,7 @@ def test_an_instance_without_a_schedule_is_proven_infeasible():
         s["capacity"][1] = 0.0  # no CPU: no worker fits anywhere
     bad = FAMILY.parse_instance(data)
     for m, fn in METHODS.items():
-        res = fn(bad, time_limit=10)
+        res = prove(fn, bad)  # infeasibility proved by work, not by the clock
         assert res.status == Status.INFEASIBLE and res.extra["reason"], m
 
 
@@ -85,7 +85,7 @@ def test_latency_bound_is_below_the_optimum_and_scales():
 
     for seed in range(3):
         inst = generate("small", seed=seed, jobs=2, servers=2, horizon=5)
-        opt = METHODS["cpsat"](inst, time_limit=30).objective
+        opt = prove(METHODS["cpsat"], inst).objective
         assert 0 < latency_bound(inst) <= opt + 1e-6
     big = generate("paper", seed=0)
     lb = latency_bound(big)

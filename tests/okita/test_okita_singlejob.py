@@ -13,6 +13,7 @@ import pytest
 from edgeopt.okita.instance import generate
 from edgeopt.okita.schedule import JobSchedule, Schedule, job_parts, validate
 from formulations.okita import singlejob as sj
+from tests.reliability_helpers import PROOF_CLOCK
 
 
 def _transport(job: sj.SingleJob, room: tuple[int, ...]) -> float | None:
@@ -102,7 +103,7 @@ def test_exact_milp_equals_brute_force_on_tiny_cases() -> None:
     feasible = 0
     for _, job, w, P in tiny_cases(60, seed=1):
         truth = brute_force(job, w, P)
-        got = sj.exact(job, w, P, time_limit=60)
+        got = sj.exact(job, w, P, time_limit=PROOF_CLOCK)  # direct highspy: no work limit reaches it
         if math.isinf(truth):
             assert got.plan is None
             continue
@@ -178,7 +179,7 @@ def test_plans_of_a_real_job_pass_the_validator_and_cost_what_they_say(seed: int
     sched = Schedule(jobs=[JobSchedule(job=0, slots=sj.plan_entries(job, plan))])
     assert validate(inst, sched) == []
     assert sum(job_parts(inst, sched.jobs[0]).values()) == pytest.approx(cost)
-    exact = sj.exact(job, time_limit=60)
+    exact = sj.exact(job, time_limit=PROOF_CLOCK)
     assert exact.optimal and exact.value <= cost + 1e-9
 
 
