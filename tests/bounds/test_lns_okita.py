@@ -16,7 +16,7 @@ from edgeopt import api
 from edgeopt.core import Status
 from formulations.common import complete_hints
 from formulations.common import solve_cpsat as run_cpsat
-from tests.reliability_helpers import assert_lns_result, assert_window_kept_the_others
+from tests.reliability_helpers import PROOF_CLOCK, assert_lns_result, assert_window_kept_the_others, prove
 
 
 def _warm(seed: int, algorithm: str, jobs: int = 8):
@@ -39,7 +39,7 @@ def test_okita_cpsat_hints_of_a_valid_schedule_are_complete_and_feasible(per_slo
     model, V = build_cpsat(inst, per_slot_transfers=per_slot)
     assert hint_cpsat(model, V, inst, sched) == len(inst.jobs)
     # every hinted variable fixed to its hint: CP-SAT finds a solution, so the mapping is feasible
-    assert complete_hints(model, time_limit=20)
+    assert complete_hints(model, time_limit=PROOF_CLOCK)  # no work limit reaches it; every variable is fixed
 
 
 def test_okita_transfer_totals_have_the_per_slot_optimum() -> None:
@@ -49,7 +49,7 @@ def test_okita_transfer_totals_have_the_per_slot_optimum() -> None:
     values = []
     for per_slot in (True, False):
         model, V = build_cpsat(inst, per_slot_transfers=per_slot)
-        outcome, solver = run_cpsat(model, time_limit=15, workers=2)
+        outcome, solver = prove(run_cpsat, model, workers=2)  # by work, not by the clock
         assert outcome.status == Status.OPTIMAL
         schedule = extract_cpsat(solver, V, inst)
         assert api.family_of(inst).validate(inst, schedule) == []

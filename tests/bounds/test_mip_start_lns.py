@@ -20,7 +20,7 @@ from edgeopt import api
 from edgeopt.core import Deadline, InputError, Result, Status
 from edgeopt.core.lns import Neighbourhood, SubSolve, search
 from formulations.common import complete_hints, solve_pyomo
-from tests.reliability_helpers import assert_lns_result, cli
+from tests.reliability_helpers import PROOF_CLOCK, assert_lns_result, cli
 
 
 def _warm(family: str, seed: int, algorithm: str):
@@ -47,7 +47,7 @@ def test_cpsat_hints_of_a_valid_schedule_are_feasible(family: str, algorithm: st
         cm = build_cpsat(inst)
         assert hint_cpsat(cm, inst, sched) == len(inst.jobs)
     # every hinted variable fixed to its hint: CP-SAT finds a solution, so the mapping is feasible
-    assert complete_hints(cm.model, time_limit=20)
+    assert complete_hints(cm.model, time_limit=PROOF_CLOCK)  # no work limit reaches it; every variable is fixed
 
 
 def _first_highs_solution(family: str, inst, sched, with_start: bool) -> float:
@@ -64,7 +64,7 @@ def _first_highs_solution(family: str, inst, sched, with_start: bool) -> float:
 
         model = build_milp(inst)
         start = start_milp(model, inst, sched)
-    out = solve_pyomo(model, time_limit=60, start=start if with_start else None,
+    out = solve_pyomo(model, time_limit=PROOF_CLOCK, start=start if with_start else None,
                       highs_options={"mip_max_improving_sols": 1})
     assert out.has_solution
     assert (out.start_values > 0) == with_start
@@ -164,7 +164,8 @@ def test_okita_highs_takes_the_mip_start() -> None:
 
     inst, ws, sched = _warm("okita", 1, "fifo")
     model = build_milp(inst)
-    out = solve_pyomo(model, time_limit=60, start=start_milp(model, sched), highs_options={"mip_max_improving_sols": 1})
+    out = solve_pyomo(model, time_limit=PROOF_CLOCK, start=start_milp(model, sched),
+                      highs_options={"mip_max_improving_sols": 1})
     assert out.start_values > 0
     # the first incumbent HiGHS reports is the start itself (no better one is found before it)
     assert out.objective == pytest.approx(ws.objective, rel=1e-6)
@@ -184,7 +185,7 @@ def test_preemptive_highs_takes_the_mip_start() -> None:
         data = from_instance(inst)
         model = build_milp(data)
         start = start_milp(model, data, inst, sched) if with_start else None
-        out = solve_pyomo(model, time_limit=60, start=start, highs_options={"mip_max_improving_sols": 1})
+        out = solve_pyomo(model, time_limit=PROOF_CLOCK, start=start, highs_options={"mip_max_improving_sols": 1})
         firsts.append(out.objective)
     # from the start, HiGHS's first solution is the warm start or better; without it, worse here
     assert firsts[1] <= ws.objective + 1e-6 < firsts[0]

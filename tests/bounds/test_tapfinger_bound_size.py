@@ -12,6 +12,7 @@ from edgeopt.core import InputError
 from edgeopt.core.colgen import lagrangian
 from edgeopt.traces.instances import from_trace
 from formulations.tapfinger.lpbound import relaxation, size
+from tests.reliability_helpers import PROOF_CLOCK
 
 
 def _week_like(tmp_path, n=40):
@@ -33,7 +34,7 @@ def test_bound_runs_within_a_budget_the_full_relaxation_exceeds(tmp_path):
     estimate = size(inst).nonzeros
     budget = 100_000
     assert estimate <= budget < _full_relaxation_nonzeros(inst)  # the old estimate refused this bound
-    res = api.bound(inst, method="ti_lp", time_limit=60, max_model_size=budget)
+    res = api.bound(inst, method="ti_lp", time_limit=PROOF_CLOCK, max_model_size=budget)  # iteration-bounded
     assert res.status.value == "bound"
     assert api.check_bound(inst, res) == pytest.approx(res.bound)
 
