@@ -117,8 +117,8 @@ def test_every_declared_parameter_has_a_help_line_and_valid_range():
 
 
 def test_ratios_say_what_they_are_against():
-    from edgeopt.services.comparison import Row, _rank_and_ratio
     from edgeopt.frames import records_frame
+    from edgeopt.services.comparison import Row, _rank_and_ratio
     from edgeopt.sweep import summarise
 
     def row(name, obj):
