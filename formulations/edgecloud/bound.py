@@ -8,11 +8,12 @@ start), bound by the Lagrangian of the pooled count rows (`edgeopt.core.colgen`)
 * Rows per slot: type-u workers on the EDGE servers <= sum over edge servers of W_su, type-u workers
   anywhere <= sum over all servers; the same two rows for type-v PSs ((2g)/(2h) summed over servers).
 * Every mode has two versions: *edge* (all its workers and its PS on edge servers: demand on the
-  edge rows and the total rows, earliest start the least release over the edge servers that can
-  host the mode) and *any* (demand on the total rows only, earliest start the least release over
-  all servers that can host it, which is where the cloud's long upload delay enters). A schedule
-  maps each job to the edge version if it uses no cloud server, else to the any version: no longer,
-  no more demand, no earlier; so the program is a relaxation and its Lagrangian a lower bound on
+  edge rows and the total rows) and *any* (it uses a cloud server: demand on the total rows only),
+  each with the earliest start a run it stands for can have by (2i) and the capacities of the
+  servers it may use (``versions.py`` says how: a run using the cloud starts no earlier than the
+  cloud's release, which is where the cloud's long upload delay enters). A schedule maps each job
+  to the edge version if it uses no cloud server, else to the any version: no longer, no more
+  demand, no earlier; so the program is a relaxation and its Lagrangian a lower bound on
   sum_j (c_j - a_j) over schedules of EVERY job.
 
 The bound is an integer (rounded up), floored by the trivial bound of ``milp.trivial_bound``.

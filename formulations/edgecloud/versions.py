@@ -3,6 +3,21 @@
 A job run in mode (w, xi) maps to the *edge* version when it uses no cloud server and to the *any* version
 otherwise; ``bound.py`` builds its columns from them and ``fixing.py`` maps the exact models' runs onto those
 columns through them (one module, so that both read the same numbers).
+
+A version's earliest start is the first slot at which a run it stands for can start, by (2i) (a run uses
+only servers released to it, a_j + Delta_js <= start, on every server it uses) and the capacities (2g)/(2h)
+of the servers it may use:
+
+* colocated: the least release of a server of the version's tier that holds the w workers and a PS (for the
+  *any* version, a cloud server: the run's one server is the cloud server it uses);
+* distributed: no earlier than the least release of a server of its tier that holds a PS, than the first
+  release by which the servers of its tier released so far hold w workers of the job's type (its w workers
+  are on servers released by its start), and, for the *any* version, than the least release of a cloud
+  server that could hold one of its workers or its PS (it uses one).
+
+The first version of ``ti_lp`` started every version at the least release over the servers that could host
+it, with the whole pooled capacity available then: a run using the cloud could start at an edge server's
+release (1-4 slots after arrival on the ITP weeks, where the cloud's is 15-35) with the cloud's workers.
 """
 
 from __future__ import annotations
@@ -15,14 +30,28 @@ import numpy as np
 from edgeopt.edgecloud.instance import durations
 
 
-def _earliest(release: np.ndarray, cap: np.ndarray, ps_ok: np.ndarray, w: int, coloc: bool) -> float:
-    """Least release over the servers that can host mode (w, coloc) (inf: none can), as `data.prepare`."""
+def _earliest(release: np.ndarray, cap: np.ndarray, ps_ok: np.ndarray, w: int, coloc: bool,
+              cloud: np.ndarray | None = None) -> float:
+    """The earliest start of a run in mode (w, coloc) on these servers (module docstring; inf: none can
+    host it). ``cap``: the job's workers each server can hold (at most its chunks); ``cloud``: the servers a
+    run of the *any* version must use one of (None: the *edge* version, no such server)."""
     if coloc:
         hosts = (cap >= w) & ps_ok
+        if cloud is not None:
+            hosts &= cloud
         return float(release[hosts].min()) if hosts.any() else math.inf
     if cap.sum() < w or not ps_ok.any() or (cap > 0).sum() + ps_ok.sum() < 2:
         return math.inf
-    return float(release[(cap > 0) | ps_ok].min())
+    order = np.argsort(release, kind="stable")
+    held = np.cumsum(cap[order])
+    enough = float(release[order][int(np.searchsorted(held, w))])  # released servers hold w workers by then
+    start = max(float(release[ps_ok].min()), enough)
+    if cloud is not None:
+        usable = cloud & ((cap > 0) | ps_ok)
+        if not usable.any():
+            return math.inf
+        start = max(start, float(release[usable].min()))
+    return start
 
 
 def pools(instance: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -46,13 +75,16 @@ def versions(instance: Any, job: Any, servers: tuple[np.ndarray, np.ndarray, np.
     wcap = np.minimum(W[:, u], int(job.chunks))
     ps_ok = P[:, v] >= 1
     dur = durations(instance, job)
+    cloud = ~edge
     out = []
     for w in range(1, int(job.chunks) + 1):
         for coloc in (True, False):
             d = int(dur[int(coloc), w - 1])
             for edge_only in (True, False):
-                mask = edge if edge_only else np.ones_like(edge)
-                e = _earliest(release[mask], wcap[mask], ps_ok[mask], w, coloc)
+                if edge_only:
+                    e = _earliest(release[edge], wcap[edge], ps_ok[edge], w, coloc)
+                else:
+                    e = _earliest(release, wcap, ps_ok, w, coloc, cloud)
                 if not e + d <= T:
                     continue
                 row = np.zeros(2 * U + 2 * V)
