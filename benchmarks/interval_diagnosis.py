@@ -197,90 +197,6 @@ def sub_row(inst: Any, family: str, n: int, bound_time: float) -> dict[str, Any]
     return out
 
 
-# ---- what if: edgecloud's bound with the cloud's release on its "any" versions -------------------------
-
-def _cloud_start_versions(instance: Any, job: Any, servers: Any, released: bool = False) -> list[Any]:
-    """`formulations.edgecloud.versions.versions`, with every *any* version (what a run that uses a cloud
-    server maps to) starting no earlier than the least release of a cloud server that could hold one of
-    the job's workers or its PS: that run uses such a server, and (2i) holds there too. The shipped
-    relaxation starts it at the least release over ALL servers, an edge server's (1-4 slots where the
-    cloud's is 15-35 on these weeks), with the cloud's 64 workers per type at that time.
-
-    ``released``: also start a distributed version no earlier than the first release by which the
-    servers released so far (of the version's tier) hold its w workers and a PS: a run uses only
-    released servers (2i), so all of its w workers are on servers released by its start. The shipped
-    relaxation starts it at the least release of any host, with every pooled worker available then."""
-    import numpy as np
-
-    from formulations.edgecloud.versions import versions
-
-    W, P, edge = servers
-    release = int(job.arrival) + np.asarray(job.upload_delay_slots, dtype=np.int64)
-    cloud = ~edge & ((W[:, int(job.worker_type)] > 0) | (P[:, int(job.ps_type)] > 0))
-    out = []
-    wcap = np.minimum(W[:, int(job.worker_type)], int(job.chunks))
-    ps_ok = P[:, int(job.ps_type)] >= 1
-    for w, coloc, edge_only, d, e, row in versions(instance, job, servers):
-        if released and not coloc:
-            mask = edge if edge_only else np.ones_like(edge)
-            order = np.argsort(release[mask], kind="stable")
-            rel, cum = release[mask][order], np.cumsum(wcap[mask][order])
-            k = int(np.searchsorted(cum, w))  # first server (in release order) by which w workers are out
-            e = max(e, int(rel[min(k, rel.size - 1)]), int(release[mask & ps_ok].min()))
-            if e + d > int(instance.horizon):
-                continue
-        if not edge_only:
-            if not cloud.any():
-                continue
-            e = max(e, int(release[cloud].min()))
-            if e + d > int(instance.horizon):
-                continue
-        out.append((w, coloc, edge_only, d, e, row))
-    return out
-
-
-def _cloud_start_relaxation(instance: Any, released: bool = False) -> Any:
-    """`formulations.edgecloud.bound.relaxation` with `_cloud_start_versions` (same rows, same columns
-    otherwise)."""
-    import numpy as np
-
-    from edgeopt.core.colgen import JobModes, TimeIndexedRelaxation, undominated
-    from formulations.edgecloud.versions import pools
-
-    T = int(instance.horizon)
-    W, P, edge = servers = pools(instance)
-    U, V = W.shape[1], P.shape[1]
-    cap = np.concatenate([W[edge].sum(axis=0), W.sum(axis=0), P[edge].sum(axis=0), P.sum(axis=0)]).astype(float)
-    jobs = []
-    for job in instance.jobs:
-        vs = _cloud_start_versions(instance, job, servers, released)
-        Dk = np.array([x[3] for x in vs], dtype=np.int64)
-        Ek = np.array([x[4] for x in vs], dtype=np.int64)
-        Rk = np.array([x[5] for x in vs]).reshape(len(vs), 2 * U + 2 * V)
-        keep = undominated(Dk, Rk, Ek) if vs else np.zeros(0, np.int64)
-        jobs.append(JobModes(weight=1.0, offset=-float(job.arrival), latest=T, duration=Dk[keep],
-                             earliest=Ek[keep], run=Rk[keep]))
-    return TimeIndexedRelaxation(jobs, np.repeat(cap[:, None], T, axis=1))
-
-
-def cloud_start_bound(instance: Any, time_limit: float, released: bool = False) -> dict[str, Any]:
-    """The what-if bound (`_cloud_start_relaxation`), computed and re-checked like any certified bound
-    (`edgeopt.core.lowerbound`): valid by the argument of `_cloud_start_versions`, not shipped."""
-    import dataclasses
-
-    from edgeopt.core.lowerbound import check_certificate, compute_bound
-    from formulations.edgecloud.bound import TI_LP
-
-    method = dataclasses.replace(TI_LP, name="ti_lp_cloud_start" + ("_released" if released else ""),
-                                 relax=lambda inst: _cloud_start_relaxation(inst, released))
-    t0 = time.process_time()
-    res = compute_bound("edgecloud", method, instance, time_limit=time_limit)
-    out = {"value": res.bound, "cpu_s": round(time.process_time() - t0, 3), "solver": res.extra.get("solver")}
-    if res.bound is not None:
-        out["checked"] = check_certificate(method, instance, res)
-    return out
-
-
 # ---- the schedules of a week ------------------------------------------------------------------------
 
 def edgecloud_parts(inst: Any, res: Any) -> dict[str, Any]:
@@ -340,31 +256,6 @@ def schedules(family: str, inst: Any) -> dict[str, Any]:
     return out
 
 
-def what_if(args: Any, jobs: Any, sizes: list[int]) -> int:
-    report: dict[str, Any] = {"what_if": "edgecloud ti_lp, 'any' versions start at the least cloud release "
-                                         "(cloud_start_bound); the shipped ti_lp beside it, same time limit",
-                              "bound_time_s": args.bound_time, "rows": []}
-    path = result_path(args.out, f"interval_diagnosis{args.suffix}_cloud_start.json")
-    for item in args.rows.split(","):
-        family, label, *_ = item.split(":")
-        if family != "edgecloud":
-            continue
-        inst = week_instance(family, label, jobs)
-        for n in [*sizes, None]:
-            sub = cut(inst, family, n)[0] if n else inst
-            shipped = cf.certified_bound(sub, args.bound_time)
-            tight = cloud_start_bound(sub, args.bound_time)
-            both = cloud_start_bound(sub, args.bound_time, released=True)
-            report["rows"].append({"week": label, "jobs": n or len(inst.jobs), "horizon": sub.horizon,
-                                   "shipped": shipped, "cloud_start": tight, "cloud_start_released": both})
-            print(f"edgecloud {label:8s} jobs {n or len(inst.jobs):4d} shipped ti_lp {shipped.get('checked')} "
-                  f"({shipped.get('cpu_s')} s CPU), cloud-start {tight.get('checked')} ({tight['cpu_s']} s CPU), "
-                  f"+ released capacity {both.get('checked')} ({both['cpu_s']} s CPU)", flush=True)
-            path.write_text(json.dumps(report, indent=1, default=float) + "\n")
-    print(f"wrote {path}")
-    return 0
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = benchmark_parser(__doc__.splitlines()[0], seeds="0")
     ap.add_argument("--rows", default=ROWS, help=f"family:week[:n1/n2...],... (default {ROWS}; "
@@ -373,9 +264,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--bound-time", type=float, default=60.0)
     ap.add_argument("--no-schedules", action="store_true", help="skip the week's schedule breakdown")
     ap.add_argument("--suffix", default="")
-    ap.add_argument("--what-if-cloud-start", action="store_true",
-                    help="only the edgecloud rows: the what-if bound `cloud_start_bound` on the week and on its "
-                         "sub-instances (written with suffix _cloud_start)")
     args = ap.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",") if s]
     if any(not 1 <= n <= 100 for n in sizes):
@@ -384,8 +272,6 @@ def main(argv: list[str] | None = None) -> int:
     report: dict[str, Any] = {"trace": "Microsoft ITP (ElasticFlow), cluster06, 96 GPUs, seed 0 (cross_family.py)",
                               "exact": {f: {"method": m, "work_limit": w} for f, (m, w) in EXACT.items()},
                               "bound_time_s": args.bound_time, "rows": [], "schedules": {}}
-    if args.what_if_cloud_start:
-        return what_if(args, jobs, sizes)
     path = result_path(args.out, f"interval_diagnosis{args.suffix}.json")
     for item in args.rows.split(","):
         family, label, *own = item.split(":")
