@@ -12,8 +12,12 @@ lower bound on ILP (4) and hence on MINLP (2) (Lemma 1):
    pooling this is *exactly* the LP relaxation of (4) without (4c)/(4d)
    (split X evenly over the group's workers and the job's chunks:
    tests/preemptive/test_preemptive_theorems.py checks equality).
-2. ``pool=True`` merges the groups of one type across servers, released at
-   r_j + min_s Delta_js (a relaxation: more freedom, earlier release).
+2. ``pool=True`` merges the groups of one type across servers, the group
+   opening at r_j + min_s Delta_js (a relaxation: more freedom), with at most
+   min(D_j, workers released to j by t) chunk-slots of job j in slot t
+   (`_released_chunk_slots`: each chunk-slot needs its own released worker;
+   the first version let the whole pooled group train from its first
+   release, so one job alone could be bounded below its optimum).
 3. ``bucket=w``: slots are grouped in buckets of w slots up to ``cutoff`` and
    one tail bucket up to T; a bucket's capacity is its slot count, and a
    chunk-slot in it costs as its earliest slot available to the job (the
@@ -25,7 +29,14 @@ lower bound on ILP (4) and hence on MINLP (2) (Lemma 1):
    M_j >= F_j + (P_j^min - 1)/2 (F_j the job's fractional flow time; the proof
    of Lemma 1 gives f_jd <= (c_jd - r_j)/D_j - (P_jd - 1)/(2 D_j) when a chunk
    trains its P_jd slots, summed over d) and M_j >= min_s Delta_js + P_j^min
-   (the job cannot finish earlier); the objective is sum_j M_j.
+   (the job cannot finish earlier); the objective is sum_j M_j. Both rows use
+   the job's own P: P_jd is P_edge unless the whole job is colocated on the
+   cloud (zeta_j = 1; P_cloud <= P_edge), so the first row is M_j - F_j +
+   (P_edge - P_cloud)/2 zeta_j >= (P_edge - 1)/2 (exact at zeta_j = 0 and 1),
+   and the second M_j >= `ModelData.earliest_jct` (a chunk finishes P_edge
+   slots after its worker's release, or P_cloud after the cloud's when the
+   whole job is there): P_j^min = min(P_edge, P_cloud) in both, as first
+   built, is weaker where an edge worker opens before the cloud.
 
 Rows: ``work[j]`` (4a) sum X + sum Xc + D_j P_j zeta_j >= D_j P_j;
 ``cap[g, kappa]`` (4b) sum_j X <= W_g |kappa|; ``one[j, kappa]`` (4e)/(4g)
@@ -69,6 +80,50 @@ def _buckets(T: int, bucket: int, cutoff: int | None) -> np.ndarray:
     if end < T:
         b.append(T)
     return np.array(sorted(set(b)), dtype=np.int64)
+
+
+def _earliest_ends(data: ModelData, j: int) -> tuple[int, int]:
+    """(e_edge, e_cloud): the earliest c_j - r_j of job j when not wholly colocated on the cloud, and when it is.
+
+    Not colocated, each of its D_j chunks trains P_edge slots on one worker, a worker one chunk per slot from
+    its release on (2i, 4b): by slot C an edge worker released at rel finishes at most floor((C - rel) /
+    P_edge) chunks, and the cloud (unlimited workers) every chunk once C >= its release + P_edge. e_edge is
+    the least C at which these hold D_j chunks. Wholly on the cloud: its release + P_cloud."""
+    p, D, r = int(data.p_edge[j]), int(data.chunks[j]), int(data.arrival[j])
+    rel = np.array([data.first_slot(j, int(k)) for k in data.eligible[j]], dtype=np.int64)
+    cloud_done = int(data.cloud_start(j)) + p if data.cloud is not None else None
+
+    def holds(c: int) -> bool:
+        if cloud_done is not None and c >= cloud_done:
+            return True
+        return int(np.clip((c - rel) // p, 0, None).sum()) >= D if rel.size else False
+
+    hi = cloud_done if cloud_done is not None else int(rel.min()) + D * p if rel.size else r
+    lo = int(rel.min()) + p if rel.size else hi
+    lo = min(lo, hi)
+    while lo < hi:  # least C in [lo, hi] that holds (hi holds: the cloud, or every chunk on the first worker)
+        mid = (lo + hi) // 2
+        if holds(mid):
+            hi = mid
+        else:
+            lo = mid + 1
+    e_cloud = int(data.cloud_end(j, True)) - r if data.cloud is not None else None
+    return lo - r, e_cloud
+
+
+def _released_chunk_slots(first_slots: list[int], chunks: int, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Most chunk-slots a job can train on a worker group in each bucket [lo, hi): in slot t at most one
+    chunk per worker released to the job by t (2i) and at most one slot per chunk (4e), so
+    min(D_j, #released by t) per slot. With ``first_slots`` sorted, min(D, #released by t) = the number of
+    the D earliest releases at or before t, so the sum over t < x is sum_i max(0, x - rel_i) over them.
+    (Grouped workers of one release, as the unpooled groups are, give the first version's
+    min(W_g, D_j) x the open slots; pooled groups of several releases get less.)"""
+    rel = np.sort(np.asarray(first_slots, dtype=np.int64))[:chunks].astype(float)
+
+    def upto(x: np.ndarray) -> np.ndarray:
+        return np.clip(x[:, None].astype(float) - rel[None, :], 0.0, None).sum(axis=1)
+
+    return upto(hi) - upto(lo)
 
 
 def build_lp4_large(data: ModelData, *, bucket: int = 1, pool: bool = False, cutoff: int | None = None,
@@ -115,14 +170,17 @@ def build_lp4_large(data: ModelData, *, bucket: int = 1, pool: bool = False, cut
             vals.append(v)
         col += n
 
+    zeta_col = np.full(J, -1, dtype=np.int64)  # the column of zeta_j, where the job fits on the cloud
     for j in range(J):
         r, D, P = int(data.arrival[j]), int(data.chunks[j]), int(data.p_edge[j])
         gs = np.flatnonzero(g_type == data.job_type[j])
         # release of job j on each group: min over the group's workers
         rel_g = np.full(G, np.iinfo(np.int64).max, dtype=np.int64)
+        released: dict[int, list[int]] = {}  # group -> its workers' first slots for job j
         for k in data.eligible[j]:
-            g = g_of_worker[k]
+            g = int(g_of_worker[k])
             rel_g[g] = min(rel_g[g], data.first_slot(j, int(k)))
+            released.setdefault(g, []).append(data.first_slot(j, int(k)))
         opens = [int(rel_g[g]) for g in gs]
         cloud_rel = data.cloud_start(j) if data.cloud is not None else None
         if cloud_rel is not None:
@@ -137,7 +195,7 @@ def build_lp4_large(data: ModelData, *, bucket: int = 1, pool: bool = False, cut
             if ks.size == 0:
                 continue
             c = (start[ks] + 1 - r) / (D * P)
-            add(c, min(W[g], D) * avail[ks].astype(float),
+            add(c, _released_chunk_slots(released.get(int(g), []), D, lo[ks], hi[ks]),
                 [(np.full(ks.size, j), np.ones(ks.size)),
                  (n_work + g * K + ks, np.ones(ks.size)),
                  (one_row0 + j * K + ks, np.ones(ks.size))])
@@ -149,6 +207,7 @@ def build_lp4_large(data: ModelData, *, bucket: int = 1, pool: bool = False, cut
                 add((start[ks] + 1 - r) / (D * P), D * avail[ks].astype(float),
                     [(np.full(ks.size, j), np.ones(ks.size)), (one_row0 + j * K + ks, np.ones(ks.size))])
             if data.cloud_end(j, True) <= T:  # zeta_j: the whole job colocated on the cloud
+                zeta_col[j] = col
                 kk = np.flatnonzero(L > 0)
                 add(np.array([D * data.cloud_flow(j, True)]), np.ones(1),
                     [(np.array([j]), np.array([float(D * P)])),
@@ -156,7 +215,7 @@ def build_lp4_large(data: ModelData, *, bucket: int = 1, pool: bool = False, cut
     n_rows = one_row0 + J * K
     extra_lower: list[float] = []
     if jct:
-        # M_j - F_j >= (P_min - 1)/2, F_j = the flow cost of j's columns; objective moves onto M_j.
+        # M_j - F_j >= (P_j - 1)/2 (below), F_j = the flow cost of j's columns; objective moves onto M_j.
         # without jobs there are no columns yet (and none to add): empty arrays, an LP of value 0
         flow_cost = np.concatenate(cost) if cost else np.zeros(0)
         all_rows = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
@@ -168,16 +227,33 @@ def build_lp4_large(data: ModelData, *, bucket: int = 1, pool: bool = False, cut
         cols.append(np.arange(col))
         vals.append(-flow_cost)
         cost = [np.zeros(col)]
+        # A chunk trains P_j slots, P_edge unless the whole job is colocated on the cloud (zeta_j = 1, P_cloud
+        # <= P_edge): M_j - F_j >= (P_edge - 1)/2 - (P_edge - P_cloud)/2 zeta_j holds at zeta_j = 0 and 1, so
+        # for every schedule, and is the row (P_j^min of the first version for both: weaker).
+        has_zeta = zeta_col >= 0
+        rows.append(n_rows + np.flatnonzero(has_zeta))
+        cols.append(zeta_col[has_zeta])
+        vals.append((data.p_edge - data.p_cloud)[has_zeta].astype(float) / 2.0)
+        # M_j >= e_edge + (e_cloud - e_edge) zeta_j (`_earliest_ends`): exact at zeta_j = 0 and 1, so it holds
+        # for every schedule (one row per job that fits on the cloud and whose two earliest ends differ).
+        split = []
         for j in range(J):
-            pmin = int(min(data.p_edge[j], data.p_cloud[j])) if data.cloud is not None else int(data.p_edge[j])
-            opens = [data.first_slot(j, int(k)) for k in data.eligible[j]]
-            if data.cloud is not None:
-                opens.append(data.cloud_start(j))
-            earliest = (min(opens) - int(data.arrival[j]) + pmin) if opens else 0
-            add(np.ones(1), np.full(1, np.inf), [(np.array([n_rows + j]), np.ones(1))])
-            clo[-1] = np.array([float(earliest)])
-            extra_lower.append((pmin - 1) / 2.0)
-        n_rows += J
+            split_row = None
+            e_edge, e_cloud = _earliest_ends(data, j)
+            # no zeta column: the job cannot be wholly colocated on the cloud within the horizon
+            earliest = min(e_edge, e_cloud) if zeta_col[j] >= 0 and e_cloud is not None else e_edge
+            if zeta_col[j] >= 0 and e_cloud is not None and e_cloud != e_edge:
+                split_row = n_rows + J + len(split)
+                split.append(float(e_edge))
+                rows.append(np.array([split_row]))
+                cols.append(np.array([zeta_col[j]]))
+                vals.append(np.array([-(e_cloud - e_edge)], dtype=float))
+            rs = [n_rows + j] + ([split_row] if split_row is not None else [])
+            add(np.ones(1), np.full(1, np.inf), [(np.array(rs), np.ones(len(rs)))])
+            clo[-1] = np.array([float(max(earliest, data.earliest_jct(j)))])
+            extra_lower.append((int(data.p_edge[j]) - 1) / 2.0)
+        extra_lower.extend(split)
+        n_rows += J + len(split)
     import scipy.sparse as sp
 
     A = sp.csc_matrix(

@@ -3,7 +3,8 @@
 Method ``lp4_jct``: the aggregated LP of ILP (4) in its JCT form (``lp4_large.build_lp4_large`` with
 ``pool=True, jct=True``; its module docstring proves it a relaxation: worker groups pooled per type,
 PS rows (4c)/(4d) dropped, buckets charged at their earliest slot, per job a column
-M_j >= F_j + (P_j^min - 1)/2 and M_j >= the job's earliest possible JCT, objective sum_j M_j).
+M_j >= F_j + (P_j - 1)/2 with the job's own chunk length P_j (P_cloud when it is wholly colocated on the
+cloud, zeta_j = 1, P_edge otherwise) and M_j >= the job's earliest possible JCT, objective sum_j M_j).
 Two choices are made here, deterministically from the instance:
 
 * the bucketing: one-slot buckets up to the cutoff ``max_j (cloud start + P_j^cloud) + 1`` (every
@@ -15,7 +16,7 @@ Two choices are made here, deterministically from the instance:
 
 The certificate is the LP's row duals; `edgeopt.core.lpbound.dual_bound` re-derives the bound by
 weak duality without a solver. Integer JCTs: the bound is rounded up. Floor: the trivial bound
-sum_j (earliest start on any worker or the cloud + P_j^min - r_j).
+sum_j `ModelData.earliest_jct` (each job alone).
 """
 
 from __future__ import annotations
@@ -54,17 +55,14 @@ def relaxation(instance: Any) -> LinearProgram:
 
 
 def trivial_bound(instance: Any) -> float:
-    """sum_j (earliest slot j may train anywhere + P_j^min - r_j): each job alone."""
+    """sum_j `ModelData.earliest_jct`: each job alone (a chunk ends P_edge slots after its edge worker's
+    release, or P_cloud after the cloud's when the whole job is there)."""
     data = from_instance(instance)
     total = 0.0
     for j in range(data.n_jobs):
-        pmin = int(min(data.p_edge[j], data.p_cloud[j])) if data.cloud is not None else int(data.p_edge[j])
-        opens = [data.first_slot(j, int(k)) for k in data.eligible[j]]
-        if data.cloud is not None:
-            opens.append(data.cloud_start(j))
-        if not opens:
+        if len(data.eligible[j]) == 0 and data.cloud is None:
             return -math.inf
-        total += min(opens) - int(data.arrival[j]) + pmin
+        total += data.earliest_jct(j)
     return float(total)
 
 
