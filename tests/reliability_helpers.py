@@ -127,16 +127,21 @@ def limit_cpsat_by_work(monkeypatch: pytest.MonkeyPatch, deterministic_s: float 
 
 
 def assert_lns_result(inst: Any, ws: Any, res: Any) -> None:
-    """What every family's `solve --lns` owes (`edgeopt.core.lns`): status ``time_limit``, a valid
-    complete schedule never worse than the warm start ``ws``, a log that agrees with the result, and a
-    bound (if any) not above it."""
+    """What every family's `solve --lns` owes (`edgeopt.core.lns`): status ``time_limit`` (or ``optimal``
+    when the certified bound meets the schedule, its certificate the proof, which `api.validate`
+    re-checks), a valid complete schedule never worse than the warm start ``ws``, a log that agrees with
+    the result, and a bound (if any) not above it."""
     from edgeopt.core import Status
 
-    assert res.status == Status.TIME_LIMIT
+    assert res.status in (Status.TIME_LIMIT, Status.OPTIMAL)
     assert not api.validate(inst, res)
     assert res.objective <= ws.objective + 1e-9
     lns = res.extra["lns"]
-    assert lns["iterations"] >= 1 and lns["start_objective"] == pytest.approx(ws.objective)
+    if res.status == Status.OPTIMAL:
+        assert res.extra["certificate"]["bound"] == pytest.approx(res.objective)
+    if res.status == Status.TIME_LIMIT or lns["iterations"]:
+        assert lns["iterations"] >= 1
+    assert lns["start_objective"] == pytest.approx(ws.objective)
     assert lns["objective"] == pytest.approx(res.objective)
     assert res.extra["warm_start"]["kept"] == (lns["improvements"] == 0)
     assert res.bound is None or res.bound <= res.objective

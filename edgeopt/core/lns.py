@@ -117,13 +117,14 @@ def complete_and_valid(spec: FamilySpec, instance: Any, schedule: Any) -> bool:
 
 def search(spec: FamilySpec, instance: Any, schedule: Any, hood: Neighbourhood, *, deadline: Deadline,
            sub_limit: float = 10.0, min_sub_limit: float = 0.5, max_passes: int | None = None,
-           max_nonzeros: int | None = None) -> tuple[Any, float, SearchLog]:
+           max_nonzeros: int | None = None, lower: float | None = None) -> tuple[Any, float, SearchLog]:
     """Improve the complete, valid ``schedule`` until the deadline; returns (schedule, objective, log).
 
     ``sub_limit``: seconds per sub-solve (less when less is left; no sub-solve starts with less than
     ``min_sub_limit`` left). ``max_passes``: stop after this many sweeps over the job order without
     an improvement (None: only the deadline stops it). ``max_nonzeros``: the size budget of each
-    window's model (module docstring; None: none).
+    window's model (module docstring; None: none). ``lower``: a certified lower bound on the objective; the
+    search stops once the incumbent reaches it (up to float error), since no schedule is better.
     """
     t0 = time.perf_counter()
     best = schedule
@@ -158,7 +159,10 @@ def search(spec: FamilySpec, instance: Any, schedule: Any, hood: Neighbourhood, 
     improved_this_pass = False
     budget = {} if max_nonzeros is None else {"max_nonzeros": int(max_nonzeros)}
     refused_single = 0  # one-job windows refused in a row
-    while not deadline.expired() and deadline.remaining(floor=0.0) >= min_sub_limit:
+    def at_bound() -> bool:
+        return lower is not None and best_obj <= lower + 1e-9 * max(1.0, abs(best_obj))
+
+    while not at_bound() and not deadline.expired() and deadline.remaining(floor=0.0) >= min_sub_limit:
         order = list(hood.order(instance, best))
         if not order:
             break

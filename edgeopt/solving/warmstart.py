@@ -15,6 +15,11 @@ Where the exact method takes a ``hint`` argument, the warm-start schedule is han
 a MIP start for HiGHS (``formulations/common.py``, ``start=``), solution hints for CP-SAT; elsewhere
 the solver's own search starts cold, and the guarantee above comes from keeping the better of the two.
 
+When the family's certified lower bound (computed where the solver proved none) reaches the objective of
+the schedule returned, that schedule is optimal: the result says ``optimal``, with the bound's certificate
+as ``extra["certificate"]`` (the proof, re-checked by ``validate`` and ``validate --certify`` without a
+solver) and ``extra["proof"]`` saying so (`proven_by_bound`). The LNS stops there too.
+
 ``lns=True`` (`solve_lns`): instead of one solve of the whole model, a large-neighbourhood search
 (`edgeopt.core.lns`) re-solves windows of a few jobs with the family's exact model ``method``
 (``formulations.<family>.NEIGHBOURHOODS``) until the time limit; the certified bound is computed
@@ -90,7 +95,8 @@ def accepts_hint(instance: Any, method: str) -> bool:
 
 def solve_lns(instance: Any, *, method: str, time_limit: float, warm_start: str, sub_limit: float = 10.0,
               min_sub_limit: float = 0.5, max_model_size: int | None = None) -> Result:
-    """Warm start, certified bound, then LNS until ``time_limit`` (the whole call); status ``time_limit``.
+    """Warm start, certified bound, then LNS until ``time_limit`` (the whole call) or until the incumbent meets
+    the bound; status ``time_limit``, or ``optimal`` when the bound meets it (`proven_by_bound`).
 
     The incumbent is the warm start improved by every neighbourhood solve that gave a valid, better,
     complete schedule (`edgeopt.core.lns.search`), so never worse than the warm start. Without a
@@ -129,23 +135,52 @@ def solve_lns(instance: Any, *, method: str, time_limit: float, warm_start: str,
                       bound=None, runtime_s=deadline.elapsed(), schedule=ws.schedule,
                       instance_sha256=ws.instance_sha256, extra=extra)
     bound = None
+    certified = None
     if deadline.remaining(floor=0.0) > 2.0:
         certified = bounds.bound(instance, time_limit=deadline.remaining() / 4)
         if certified.bound is not None and certified.bound <= ws.objective:
             bound = certified.bound
             extra["bound_method"] = certified.algorithm
             extra["bound_certificate"] = certified.extra.get("certificate")
+    if certified is not None and meets(certified.bound, ws.objective):
+        # the warm start is optimal already: no window can improve it
+        extra["lns"] = {"method": method, "sub_limit_s": sub_limit,
+                        **SearchLog(start_objective=ws.objective, objective=ws.objective,
+                                    history=[(0.0, ws.objective)]).as_dict()}
+        return proven_by_bound(Result(family=ws.family, algorithm=method, status=Status.TIME_LIMIT,
+                                      objective=ws.objective, bound=bound, runtime_s=deadline.elapsed(),
+                                      schedule=ws.schedule, instance_sha256=ws.instance_sha256, extra=extra),
+                               certified)
     budget = DEFAULT_MAX_NONZEROS if max_model_size is None else int(max_model_size)
     best, objective, log = search(spec, instance, spec.parse_schedule(ws.schedule), hood,
                                   deadline=deadline, sub_limit=sub_limit, min_sub_limit=min_sub_limit,
-                                  max_nonzeros=budget)
+                                  max_nonzeros=budget, lower=bound)
     extra["warm_start"]["kept"] = log.improvements == 0
     extra["lns"] = {"method": method, "sub_limit_s": sub_limit, "max_model_size": budget, **log.as_dict()}
     if log.stop is not None:
         extra["reason"] = f"{log.stop}: raise --max-model-size"
-    return Result(family=ws.family, algorithm=method, status=Status.TIME_LIMIT, objective=objective,
-                  bound=bound if bound is not None and bound <= objective else None, runtime_s=deadline.elapsed(),
-                  schedule=best.model_dump(mode="json"), instance_sha256=ws.instance_sha256, extra=extra)
+    out = Result(family=ws.family, algorithm=method, status=Status.TIME_LIMIT, objective=objective,
+                 bound=bound if bound is not None and bound <= objective else None, runtime_s=deadline.elapsed(),
+                 schedule=best.model_dump(mode="json"), instance_sha256=ws.instance_sha256, extra=extra)
+    return proven_by_bound(out, certified) if certified is not None and meets(certified.bound, objective) else out
+
+
+def meets(bound: float | None, objective: float | None) -> bool:
+    """Whether a certified lower bound reaches the objective of a complete, validated schedule, up to float
+    error: the schedule is then optimal, and the bound's certificate is the proof (`proven_by_bound`)."""
+    return bound is not None and objective is not None and bound >= objective - 1e-9 * max(1.0, abs(objective))
+
+
+def proven_by_bound(result: Result, certified: Result) -> Result:
+    """``result`` (a complete, validated schedule) as an ``optimal`` result whose proof is ``certified``'s
+    certificate (`meets`): ``validate`` and ``validate --certify`` re-check it without a solver
+    (`edgeopt.solving.bounds.check_optimal`)."""
+    extra = {k: v for k, v in result.extra.items() if k not in ("bound_certificate", "bound_method")}
+    extra.update(certificate=certified.extra.get("certificate"), bound_method=certified.algorithm,
+                 proof=f"the certified {certified.algorithm} bound {certified.bound:g} meets the schedule's objective")
+    return Result(family=result.family, algorithm=result.algorithm, status=Status.OPTIMAL,
+                  objective=result.objective, bound=result.objective, runtime_s=result.runtime_s,
+                  schedule=result.schedule, instance_sha256=result.instance_sha256, extra=extra)
 
 
 def solve_warm(instance: Any, *, method: str, time_limit: float, warm_start: str,
@@ -195,12 +230,14 @@ def solve_warm(instance: Any, *, method: str, time_limit: float, warm_start: str
         bound = result.bound if result.bound is not None and result.bound <= ws.objective else None
     else:
         extra["reason"] = refused
+    certified = None
     if bound is None and deadline.remaining(floor=0.0) > 1.0:
         certified = bounds.bound(instance, time_limit=deadline.remaining())
         if certified.bound is not None and certified.bound <= ws.objective:
             bound = certified.bound
             extra["bound_method"] = certified.algorithm
             extra["bound_certificate"] = certified.extra.get("certificate")
-    return Result(family=ws.family, algorithm=method, status=Status.TIME_LIMIT if result is not None else Status.FEASIBLE,
-                  objective=ws.objective, bound=bound, runtime_s=deadline.elapsed(), schedule=ws.schedule,
-                  instance_sha256=ws.instance_sha256, extra=extra)
+    out = Result(family=ws.family, algorithm=method, status=Status.TIME_LIMIT if result is not None else Status.FEASIBLE,
+                 objective=ws.objective, bound=bound, runtime_s=deadline.elapsed(), schedule=ws.schedule,
+                 instance_sha256=ws.instance_sha256, extra=extra)
+    return proven_by_bound(out, certified) if certified is not None and meets(certified.bound, ws.objective) else out
