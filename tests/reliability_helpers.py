@@ -126,6 +126,20 @@ def limit_cpsat_by_work(monkeypatch: pytest.MonkeyPatch, deterministic_s: float 
     monkeypatch.setattr(common.cp_model, "CpSolver", WorkLimitedSolver)
 
 
+def valid_schedules(family: str, inst: Any) -> list[tuple[str, dict]]:
+    """(name, schedule) of every registered non-relaxed algorithm's run on ``inst`` that has a schedule, each
+    run first checked by the family's validator."""
+    out = []
+    for name, algo in api.algorithms(family).items():
+        if algo.relaxed:
+            continue
+        res = api.run(name, inst, seed=0)
+        assert not api.validate(inst, res), name
+        if res.schedule is not None:
+            out.append((name, res.schedule))
+    return out
+
+
 def assert_lns_result(inst: Any, ws: Any, res: Any) -> None:
     """What every family's `solve --lns` owes (`edgeopt.core.lns`): status ``time_limit`` (or ``optimal``
     when the certified bound meets the schedule, its certificate the proof, which `api.validate`

@@ -13,7 +13,7 @@ import pytest
 from edgeopt import api
 from edgeopt.core import Status
 from formulations.edgecloud.versions import versions
-from tests.reliability_helpers import PROOF_CLOCK, prove
+from tests.reliability_helpers import PROOF_CLOCK, prove, valid_schedules
 
 
 def _version_of(inst, run: dict) -> tuple[int, bool, bool, int]:
@@ -22,18 +22,6 @@ def _version_of(inst, run: dict) -> tuple[int, bool, bool, int]:
     w = sum(c for c in run["workers"].values() if c > 0)
     edge_only = not any(inst.servers[s].is_cloud for s in used)
     return w, bool(run["colocated"]), edge_only, int(run["end"]) - int(run["start"])
-
-
-def _schedules(inst) -> list[tuple[str, dict]]:
-    out = []
-    for name, algo in api.algorithms("edgecloud").items():
-        if algo.relaxed:
-            continue
-        res = api.run(name, inst, seed=0)
-        assert not api.validate(inst, res), name
-        if res.schedule is not None:
-            out.append((name, res.schedule))
-    return out
 
 
 INSTANCES = [("small", seed, 6) for seed in range(8)] + [("paper_compact", 0, 12)]
@@ -45,7 +33,7 @@ def test_no_run_of_a_valid_schedule_starts_before_its_version(preset: str, seed:
     version of its mode and tier with no longer a duration and no later an earliest start."""
     kwargs = {"servers": 6, "horizon": 400} if preset == "paper_compact" else {}
     inst = api.generate("edgecloud", preset, seed=seed, jobs=jobs, **kwargs)
-    schedules = _schedules(inst)
+    schedules = valid_schedules("edgecloud", inst)
     if preset == "small":
         opt = prove(api.solve, inst, method="cpsat")
         assert opt.status == Status.OPTIMAL and not api.validate(inst, opt)

@@ -17,7 +17,7 @@ from edgeopt import api
 from edgeopt.core import Status
 from formulations.preemptive.data import from_instance
 from formulations.preemptive.lp4_large import _earliest_ends, _released_chunk_slots
-from tests.reliability_helpers import PROOF_CLOCK, prove
+from tests.reliability_helpers import PROOF_CLOCK, prove, valid_schedules
 
 
 @pytest.mark.parametrize("seed", range(20))
@@ -33,25 +33,13 @@ def test_released_chunk_slots_is_the_slot_by_slot_sum(seed: int) -> None:
         assert g == want
 
 
-def _schedules(inst) -> list[tuple[str, dict]]:
-    out = []
-    for name, algo in api.algorithms("preemptive").items():
-        if algo.relaxed:
-            continue
-        res = api.run(name, inst, seed=0)
-        assert not api.validate(inst, res), name
-        if res.schedule is not None:
-            out.append((name, res.schedule))
-    return out
-
-
 @pytest.mark.parametrize("seed", range(6))
 def test_no_valid_schedule_ends_a_job_before_its_earliest_end(seed: int) -> None:
     """Every job of every algorithm's schedule and of the proven optimum ends no earlier than e_cloud when it
     is wholly colocated on the cloud and no earlier than e_edge otherwise."""
     inst = api.generate("preemptive", "small", seed=seed, jobs=5)
     data = from_instance(inst)
-    schedules = _schedules(inst)
+    schedules = valid_schedules("preemptive", inst)
     opt = prove(api.solve, inst, method="cpsat")
     assert opt.status == Status.OPTIMAL and not api.validate(inst, opt)
     schedules.append(("cpsat", opt.schedule))
