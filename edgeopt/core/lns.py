@@ -115,6 +115,12 @@ def complete_and_valid(spec: FamilySpec, instance: Any, schedule: Any) -> bool:
     return not rejected and sorted(scheduled) == sorted(spec.ids_of_jobs(instance))
 
 
+def meets(bound: float | None, objective: float | None) -> bool:
+    """Whether a certified lower bound reaches the objective of a complete, validated schedule, up to float
+    error: no schedule is better, so the schedule is optimal and the bound's certificate is the proof."""
+    return bound is not None and objective is not None and bound >= objective - 1e-9 * max(1.0, abs(objective))
+
+
 def search(spec: FamilySpec, instance: Any, schedule: Any, hood: Neighbourhood, *, deadline: Deadline,
            sub_limit: float = 10.0, min_sub_limit: float = 0.5, max_passes: int | None = None,
            max_nonzeros: int | None = None, lower: float | None = None) -> tuple[Any, float, SearchLog]:
@@ -147,8 +153,9 @@ def search(spec: FamilySpec, instance: Any, schedule: Any, hood: Neighbourhood, 
         return False
 
     # the polish has no limit of its own (a pass over every job, then a validation): only with the time a
-    # sub-solve would be given, so that a call whose warm start used up its time ends at once
-    if hood.polish is not None and deadline.remaining(floor=0.0) >= min_sub_limit:
+    # sub-solve would be given, so that a call whose warm start used up its time ends at once; and not at
+    # all when the start already meets the bound
+    if hood.polish is not None and not meets(lower, best_obj) and deadline.remaining(floor=0.0) >= min_sub_limit:
         polished = hood.polish(instance, best)
         if polished is not None:  # None: nothing to polish
             log.iterations += 1
@@ -159,10 +166,7 @@ def search(spec: FamilySpec, instance: Any, schedule: Any, hood: Neighbourhood, 
     improved_this_pass = False
     budget = {} if max_nonzeros is None else {"max_nonzeros": int(max_nonzeros)}
     refused_single = 0  # one-job windows refused in a row
-    def at_bound() -> bool:
-        return lower is not None and best_obj <= lower + 1e-9 * max(1.0, abs(best_obj))
-
-    while not at_bound() and not deadline.expired() and deadline.remaining(floor=0.0) >= min_sub_limit:
+    while not meets(lower, best_obj) and not deadline.expired() and deadline.remaining(floor=0.0) >= min_sub_limit:
         order = list(hood.order(instance, best))
         if not order:
             break

@@ -142,15 +142,6 @@ def solve_lns(instance: Any, *, method: str, time_limit: float, warm_start: str,
             bound = certified.bound
             extra["bound_method"] = certified.algorithm
             extra["bound_certificate"] = certified.extra.get("certificate")
-    if certified is not None and meets(certified.bound, ws.objective):
-        # the warm start is optimal already: no window can improve it
-        extra["lns"] = {"method": method, "sub_limit_s": sub_limit,
-                        **SearchLog(start_objective=ws.objective, objective=ws.objective,
-                                    history=[(0.0, ws.objective)]).as_dict()}
-        return proven_by_bound(Result(family=ws.family, algorithm=method, status=Status.TIME_LIMIT,
-                                      objective=ws.objective, bound=bound, runtime_s=deadline.elapsed(),
-                                      schedule=ws.schedule, instance_sha256=ws.instance_sha256, extra=extra),
-                               certified)
     budget = DEFAULT_MAX_NONZEROS if max_model_size is None else int(max_model_size)
     best, objective, log = search(spec, instance, spec.parse_schedule(ws.schedule), hood,
                                   deadline=deadline, sub_limit=sub_limit, min_sub_limit=min_sub_limit,
@@ -162,19 +153,18 @@ def solve_lns(instance: Any, *, method: str, time_limit: float, warm_start: str,
     out = Result(family=ws.family, algorithm=method, status=Status.TIME_LIMIT, objective=objective,
                  bound=bound if bound is not None and bound <= objective else None, runtime_s=deadline.elapsed(),
                  schedule=best.model_dump(mode="json"), instance_sha256=ws.instance_sha256, extra=extra)
-    return proven_by_bound(out, certified) if certified is not None and meets(certified.bound, objective) else out
+    return proven_by_bound(out, certified)
 
 
-def meets(bound: float | None, objective: float | None) -> bool:
-    """Whether a certified lower bound reaches the objective of a complete, validated schedule, up to float
-    error: the schedule is then optimal, and the bound's certificate is the proof (`proven_by_bound`)."""
-    return bound is not None and objective is not None and bound >= objective - 1e-9 * max(1.0, abs(objective))
-
-
-def proven_by_bound(result: Result, certified: Result) -> Result:
+def proven_by_bound(result: Result, certified: Result | None) -> Result:
     """``result`` (a complete, validated schedule) as an ``optimal`` result whose proof is ``certified``'s
-    certificate (`meets`): ``validate`` and ``validate --certify`` re-check it without a solver
+    certificate when that certified bound meets its objective (`edgeopt.core.lns.meets`); ``result`` as it
+    is otherwise. ``validate`` and ``validate --certify`` re-check the proof without a solver
     (`edgeopt.solving.bounds.check_optimal`)."""
+    from edgeopt.core.lns import meets
+
+    if certified is None or not meets(certified.bound, result.objective):
+        return result
     extra = {k: v for k, v in result.extra.items() if k not in ("bound_certificate", "bound_method")}
     extra.update(certificate=certified.extra.get("certificate"), bound_method=certified.algorithm,
                  proof=f"the certified {certified.algorithm} bound {certified.bound:g} meets the schedule's objective")
@@ -240,4 +230,4 @@ def solve_warm(instance: Any, *, method: str, time_limit: float, warm_start: str
     out = Result(family=ws.family, algorithm=method, status=Status.TIME_LIMIT if result is not None else Status.FEASIBLE,
                  objective=ws.objective, bound=bound, runtime_s=deadline.elapsed(), schedule=ws.schedule,
                  instance_sha256=ws.instance_sha256, extra=extra)
-    return proven_by_bound(out, certified) if certified is not None and meets(certified.bound, ws.objective) else out
+    return proven_by_bound(out, certified)
