@@ -240,7 +240,8 @@ def build_lp4_large(data: ModelData, *, bucket: int = 1, pool: bool = False, cut
         for j in range(J):
             split_row = None
             e_edge, e_cloud = _earliest_ends(data, j)
-            # no zeta column: the job cannot be wholly colocated on the cloud within the horizon
+            # no zeta column: the job cannot be wholly colocated on the cloud within the horizon. Either way this
+            # is at least `ModelData.earliest_jct` (e_edge starts its search there, P_cloud <= P_edge)
             earliest = min(e_edge, e_cloud) if zeta_col[j] >= 0 and e_cloud is not None else e_edge
             if zeta_col[j] >= 0 and e_cloud is not None and e_cloud != e_edge:
                 split_row = n_rows + J + len(split)
@@ -250,7 +251,7 @@ def build_lp4_large(data: ModelData, *, bucket: int = 1, pool: bool = False, cut
                 vals.append(np.array([-(e_cloud - e_edge)], dtype=float))
             rs = [n_rows + j] + ([split_row] if split_row is not None else [])
             add(np.ones(1), np.full(1, np.inf), [(np.array(rs), np.ones(len(rs)))])
-            clo[-1] = np.array([float(max(earliest, data.earliest_jct(j)))])
+            clo[-1] = np.array([float(earliest)])
             extra_lower.append((int(data.p_edge[j]) - 1) / 2.0)
         extra_lower.extend(split)
         n_rows += J + len(split)
