@@ -73,6 +73,11 @@ def solve(
     lns: Annotated[bool, typer.Option(
         "--lns", help="Improve the warm start (default best) by large-neighbourhood search with --method until "
         "the time limit.")] = False,
+    fix: Annotated[bool | None, typer.Option(
+        "--fix/--no-fix", help="Reduced-cost fixing before the exact search: with an incumbent and a certified "
+        "bound, every variable that cannot beat the incumbent is removed, and the bound meeting the incumbent "
+        "is the proof. Default: the model's own (on for edgecloud milp/cpsat, off for tapfinger milp); "
+        "models without it refuse the option.")] = None,
     work_limit: WorkLimit = None,
     plugin: Plugins = None,
 ) -> None:
@@ -82,7 +87,8 @@ def solve(
     spec = api.family_of(inst)
     with _progress_status(f"solving {spec.name} with {method} (limit {time_limit:g} s)"):
         result = api.solve(inst, method=method, time_limit=time_limit, max_model_size=max_model_size,
-                           warm_start=warm_start, lns=lns, work_limit=work_limit)
+                           warm_start=warm_start, lns=lns, work_limit=work_limit,
+                           **({} if fix is None else {"fix": fix}))
     _emit(result, output)
 
 

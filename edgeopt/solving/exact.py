@@ -6,6 +6,7 @@ Part of the services layer; `edgeopt.api` re-exports the public names.
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 from edgeopt.core import InputError, Result, Status
@@ -18,7 +19,14 @@ from edgeopt.core.limits import (
     guard_size,
     work_limit_scope,
 )
-from edgeopt.services.lookup import _check_solver_limits, check_choice, exact_methods, family_of, model_sizes
+from edgeopt.services.lookup import (
+    _check_solver_limits,
+    check_choice,
+    exact_methods,
+    families,
+    family_of,
+    model_sizes,
+)
 
 
 def solve(
@@ -66,6 +74,8 @@ def solve(
     # Only the chosen model's solver is imported (a MILP solve never loads OR-Tools), and now, before the
     # deadline starts: its clock must never interrupt an extension module's initialisation.
     solve_model = loaded(methods[method])
+    if "fix" in options:
+        _check_fix(spec.name, method, solve_model, options["fix"], lns=lns)
     estimator = model_sizes(spec.name).get(method)
     estimator = None if estimator is None else loaded(estimator)
     if lns:
@@ -96,6 +106,34 @@ def solve(
     return result
 
 
+
+
+def _takes(fn: Any, option: str) -> bool:
+    try:
+        return option in inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def fixing_methods() -> list[str]:
+    """``family method`` of every exact model that takes ``fix`` (reduced-cost fixing), for error messages."""
+    from formulations import loaded
+
+    return [f"{fam.name} {name}" for fam in families() for name, fn in exact_methods(fam.name).items()
+            if _takes(loaded(fn), "fix")]
+
+
+def _check_fix(family: str, method: str, fn: Any, fix: Any, *, lns: bool) -> None:
+    """``fix`` reaches only a whole-model solve whose model has reduced-cost fixing; anything else is an
+    `InputError` on ``fix`` (exit 2 in the CLI), never a TypeError from deep inside the model."""
+    if not isinstance(fix, bool):
+        raise InputError("fix", f"must be true or false, got {fix!r}")
+    if lns:
+        raise InputError("fix", "reduced-cost fixing applies to a whole-model solve, and the LNS solves windows: "
+                                "drop --fix or --lns")
+    if not _takes(fn, "fix"):
+        raise InputError("fix", f"the {family} {method} model has no reduced-cost fixing (models that have it: "
+                                f"{', '.join(fixing_methods())})")
 
 
 def refusal(instance: Any, *, method: str = "milp", max_model_size: int | None = None) -> str | None:
