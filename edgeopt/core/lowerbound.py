@@ -167,6 +167,8 @@ def compute_bound(family: str, method: BoundMethod, instance: Any, *, time_limit
         extra["solver"] = {"bucket": cg.bucket, "master_lp": cg.master_lp, "iterations": cg.iterations,
                            "columns": cg.columns,
                            "converged": cg.converged, "stop": cg.stop_reason}
+        if cg.levels:  # finer buckets were tried after the first level converged: (bucket, L, seconds) each
+            extra["solver"]["levels"] = [list(level) for level in cg.levels]
         kind = "lagrangian"
     timings["solve_s"] = deadline.elapsed() - t0
     t0 = deadline.elapsed()

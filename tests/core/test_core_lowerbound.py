@@ -132,3 +132,32 @@ def test_bucketed_column_generation_gives_valid_prices_evaluated_alike_both_ways
     assert _evaluate(rel, cg.prices, 3) == pytest.approx(full, rel=1e-12, abs=1e-12)
     noisy = cg.prices + rng.uniform(0, 0.1, cg.prices.shape)  # not bucket-constant: falls back to enumeration
     assert _evaluate(rel, noisy, 3) == pytest.approx(_evaluate(rel, noisy), rel=1e-12, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_finer_buckets_after_convergence_keep_the_best_certified_level(seed: int) -> None:
+    """Long horizon (T > 512: default buckets of 3 slots): with a deadline, the converged level is refined
+    (buckets of 1), started from its columns; the result is the best level, its prices are constant on that
+    level's buckets, and the solver-free L at them is the value stated. Without a deadline, or with an
+    explicit bucket, nothing is refined. (The deadline is an hour: the levels take milliseconds.)"""
+    from edgeopt.core.limits import Deadline
+    from edgeopt.core.lowerbound import _evaluate
+
+    rng = np.random.default_rng(seed)
+    T = 1100
+    jobs = [JobModes(weight=float(rng.integers(1, 4)), offset=0.0, latest=T, duration=rng.integers(50, 400, 3),
+                     earliest=rng.integers(0, 300, 3), run=rng.integers(1, 3, (3, 2)).astype(float),
+                     at_start=np.zeros((3, 2))) for _ in range(6)]
+    rel = TimeIndexedRelaxation(jobs, np.full((2, T), 3.0))
+    plain = column_generation(rel)
+    assert plain.bucket == 3 and not plain.levels
+    assert not column_generation(rel, bucket=3, deadline=Deadline(PROOF_CLOCK)).levels
+    fine = column_generation(rel, bucket=1)
+    refined = column_generation(rel, deadline=Deadline(PROOF_CLOCK))
+    assert [b for b, _, _ in refined.levels] == [3, 1]
+    assert refined.levels[0][1] == pytest.approx(plain.value, rel=1e-9)
+    assert refined.value == max(v for _, v, _ in refined.levels) >= plain.value
+    assert refined.value == pytest.approx(fine.value, rel=1e-3)  # both converged on the same full LP
+    assert refined.value <= fine.master_lp + 1e-6 * abs(fine.master_lp)
+    assert lagrangian(rel, refined.prices).value == pytest.approx(refined.value, rel=1e-12)
+    assert _evaluate(rel, refined.prices, refined.bucket) == pytest.approx(refined.value, rel=1e-12)
