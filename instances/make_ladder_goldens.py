@@ -1,0 +1,101 @@
+"""Golden optima at the sizes issue 35 reached: rungs of `benchmarks/exact_scale.py`'s ladders (``small`` generator,
+seed 1, the ladder's servers and horizon), each proven optimal by at least two exact methods that agree.
+
+Writes ``instances/ladder/<family>_j<n>_seed1.json`` (the instance) and ``.optimum.json`` (the optimum, the optimal
+schedule of the first method, and per method its status, objective, bound and CPU seconds). A rung is written only
+when at least two listed methods prove it optimal with the same objective and schedules the family's validator
+accepts; a method that did not prove it within the limit is recorded under ``not_proven_within_limit``.
+The proofs take minutes, so the tests do not re-solve these instances: `tests/test_ladder_goldens.py` checks the
+stored schedule, the bounds and every algorithm against the stored optimum.
+
+    .venv/bin/python instances/make_ladder_goldens.py preemptive 32 --time-limit 900
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from edgeopt import api
+from edgeopt.core import Status
+from edgeopt.core.jsonio import write_json
+
+HERE = Path(__file__).resolve().parent / "ladder"
+SEED = 1
+#: The ladder's sizes per family (as `benchmarks/exact_scale.LADDERS`) and the methods that prove a rung:
+#: (label, exact method, options). Two different models or solvers per family.
+SIZES = {
+    "preemptive": lambda n: {"servers": max(2, (n + 3) // 4)},
+    "edgecloud": lambda n: {"servers": max(2, (n + 7) // 8 * 2), "horizon": 24 + 2 * n},
+    "tapfinger": lambda n: {} if 2 * n + 16 <= 64 else {"horizon": 2 * n + 16},
+}
+PROOFS: dict[str, list[tuple[str, str, dict[str, Any]]]] = {
+    "preemptive": [("milp", "milp", {}), ("milp/original", "milp", {"strengthen": False}), ("cpsat", "cpsat", {})],
+    "edgecloud": [("milp", "milp", {}), ("cpsat", "cpsat", {})],
+    "tapfinger": [("milp", "milp", {}), ("milp/fixed", "milp", {"fix": True})],
+}
+
+
+def _cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def certify(family: str, n: int, time_limit: float, only: list[str] | None) -> dict[str, Any] | None:
+    options = SIZES[family](n)
+    inst = api.generate(family, "small", seed=SEED, jobs=n, **options)
+    spec = api.family_of(inst)
+    proofs: dict[str, Any] = {}
+    unproven: dict[str, Any] = {}
+    schedule, opt = None, None
+    for label, method, kw in PROOFS[family]:
+        if only and label not in only:
+            continue
+        c0 = _cpu()
+        # the size budget counts the unfixed model; with fixing (edgecloud) the model built is far smaller
+        res = api.solve(inst, method=method, time_limit=time_limit, max_model_size=10**9, **kw)
+        cpu = round(_cpu() - c0, 1)
+        print(f"{family} j{n} {label}: {res.status.value} {res.objective} bound {res.bound} cpu {cpu} s", flush=True)
+        if spec.check_result(inst, res):
+            raise SystemExit(f"{family} j{n}: {label}'s result fails the validator")
+        if res.status != Status.OPTIMAL:  # recorded, not counted: the golden needs two proofs that agree
+            unproven[label] = {"method": method, "options": kw, "status": res.status.value, "objective": res.objective,
+                               "bound": res.bound, "cpu_s": cpu}
+            continue
+        if opt is not None and abs(res.objective - opt) > 1e-6 * max(1.0, abs(opt)):
+            raise SystemExit(f"{family} j{n}: {label} {res.objective} != {opt}")
+        opt = res.objective if opt is None else opt
+        schedule = res.schedule if schedule is None else schedule
+        proofs[label] = {"method": method, "options": kw, "status": res.status.value, "objective": res.objective,
+                         "bound": res.bound, "cpu_s": cpu}
+    if len(proofs) < 2:
+        return None
+    name = f"{family}_j{n}_seed{SEED}"
+    HERE.mkdir(exist_ok=True)
+    write_json(HERE / f"{name}.json", inst.model_dump(mode="json"))
+    cert = {"instance": f"{name}.json", "family": family, "objective": opt, "objective_name": spec.objective_name,
+            "generated_by": {"preset": "small", "seed": SEED, "jobs": n, **options}, "certified_by": proofs,
+            "not_proven_within_limit": unproven,
+            "schedule": schedule, "time_limit_s": time_limit}
+    write_json(HERE / f"{name}.optimum.json", cert)
+    return cert
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("family", choices=sorted(PROOFS))
+    ap.add_argument("jobs", type=int)
+    ap.add_argument("--time-limit", type=float, default=900.0)
+    ap.add_argument("--only", default=None, help="comma-separated labels of PROOFS to run (at least two)")
+    args = ap.parse_args()
+    cert = certify(args.family, args.jobs, args.time_limit, args.only.split(",") if args.only else None)
+    print("written" if cert else "not certified: nothing written")
+
+
+if __name__ == "__main__":
+    main()
