@@ -1,0 +1,72 @@
+"""Certified bounds on the ITP weeks of `cross_family.py` with column generation's finer buckets.
+
+Regime. The weeks and instances of ``cross_family.py`` (shipped ITP trace, cluster06, 96 GPUs, seed 0;
+quiet = week 0, typical = week 2, busiest = week 4); per family its ``ti_lp`` bound through
+`edgeopt.core.lowerbound.compute_bound` with ``--time-limit`` seconds (the issue's bound budget is 600 s).
+On a long horizon column generation buckets the master's rows (T / 512 slots per bucket) and, once a level
+converges with time to spare, runs again with buckets a quarter as wide (`edgeopt.core.colgen`): each
+level's bucket, certified value and seconds are recorded (``solver.levels``), with the CPU time of the call
+and of the solver-free certificate check. The gaps are against the best schedules of the tracked
+``cross_family*.json`` results (``--upper``: the LNS runs there), never against an optimum.
+
+    .venv/bin/python benchmarks/bound_levels.py --families tapfinger,edgecloud,hetero --time-limit 600
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from edgeopt import traces
+from edgeopt.core.lowerbound import check_certificate, compute_bound
+from edgeopt.traces.instances import from_trace
+from formulations import table
+
+WEEK_S = 7 * 86400.0
+WEEKS = {"quiet": 0, "typical": 2, "busiest": 4}
+#: as cross_family.py: mean GPUs per server of each family's draw, and tapfinger's two task types
+GPUS_PER_SERVER = {"edgecloud": 6.0, "hetero": 5.0, "tapfinger": 16.0}
+TRACE_OPTIONS = {"tapfinger": {"task_types": "two"}}
+
+
+def measure(family: str, jobs, week: int, time_limit: float) -> dict:
+    start = week * WEEK_S
+    inst = from_trace(family, jobs, window=(start, start + WEEK_S), cluster="cluster06", seed=0,
+                      servers=max(1, math.ceil(96 / GPUS_PER_SERVER[family])), **TRACE_OPTIONS.get(family, {}))
+    method = table(family, "LOWER_BOUNDS")["ti_lp"]
+    c0 = time.process_time()
+    res = compute_bound(family, method, inst, time_limit=time_limit)
+    cpu = time.process_time() - c0
+    c0 = time.process_time()
+    checked = check_certificate(method, inst, res)
+    return {"family": family, "week": week, "jobs": len(inst.jobs), "horizon": inst.horizon, "bound": res.bound,
+            "cpu_s": round(cpu, 1), "check": checked, "check_cpu_s": round(time.process_time() - c0, 1),
+            "solver": res.extra["solver"]}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--families", default="tapfinger,edgecloud,hetero")
+    ap.add_argument("--time-limit", type=float, default=600.0)
+    ap.add_argument("--out", type=Path, default=Path("benchmarks/results/bound_levels.json"))
+    args = ap.parse_args()
+    jobs = traces.load_itp()
+    rows = []
+    for family in args.families.split(","):
+        for label, week in WEEKS.items():
+            row = {"window": label, **measure(family, jobs, week, args.time_limit)}
+            print(json.dumps(row), flush=True)
+            rows.append(row)
+    args.out.write_text(json.dumps({"regime": "ITP cluster06, 96 GPUs, seed 0; ti_lp through compute_bound",
+                                    "time_limit_s": args.time_limit, "rows": rows}, indent=2) + "\n")
+    print("wrote", args.out)
+
+
+if __name__ == "__main__":
+    main()
