@@ -67,6 +67,11 @@ class Neighbourhood:
         polish: ``(instance, schedule) -> schedule or None``, a cheap improvement of the whole schedule
             tried once before the windows (e.g. a move every job gains from, whatever the others do);
             checked and kept like any neighbour: only if valid, complete and strictly better.
+        rebuild: ``(instance, deadline) -> schedule or None``, a whole schedule built from nothing by the
+            family's own constructive method (e.g. okita's jobs planned one by one by its single-job
+            solver), tried once before the polish within at most `REBUILD_SHARE` of the time left; under a
+            size budget it is also given ``max_nonzeros=`` and refuses (None) where a window would be
+            refused. None also when it does not finish. Checked and kept like any neighbour.
     """
 
     order: Callable[[Any, Any], Sequence[int]]
@@ -74,6 +79,11 @@ class Neighbourhood:
     window: int = 6
     max_window: int = 16
     polish: Callable[[Any, Any], Any | None] | None = None
+    rebuild: Callable[[Any, Deadline], Any | None] | None = None
+
+
+#: Most of the time left that a neighbourhood's ``rebuild`` may take (the windows get the rest).
+REBUILD_SHARE = 0.5
 
 
 @dataclasses.dataclass
@@ -89,6 +99,9 @@ class SearchLog:
     history: list[tuple[float, float]] = dataclasses.field(default_factory=list)
     refused_windows: int = 0
     stop: str | None = None
+    #: what the neighbourhood's ``rebuild`` gave: "kept", "not better" or "no schedule" (not finished or refused
+    #: by the size budget; None: no rebuild tried). Not counted in ``iterations`` (windows and the polish).
+    rebuild: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         out = {"iterations": self.iterations, "improvements": self.improvements,
@@ -99,6 +112,8 @@ class SearchLog:
             out["refused_windows"] = self.refused_windows
         if self.stop is not None:
             out["stop"] = self.stop
+        if self.rebuild is not None:
+            out["rebuild"] = self.rebuild
         return out
 
 
@@ -152,6 +167,10 @@ def search(spec: FamilySpec, instance: Any, schedule: Any, hood: Neighbourhood, 
             return True
         return False
 
+    budget = {} if max_nonzeros is None else {"max_nonzeros": int(max_nonzeros)}
+    if hood.rebuild is not None and not meets(lower, best_obj) and deadline.remaining(floor=0.0) >= min_sub_limit:
+        built = hood.rebuild(instance, Deadline(REBUILD_SHARE * deadline.remaining(floor=0.0)), **budget)
+        log.rebuild = "no schedule" if built is None else ("kept" if offer(built) else "not better")
     # the polish has no limit of its own (a pass over every job, then a validation): only with the time a
     # sub-solve would be given, so that a call whose warm start used up its time ends at once; and not at
     # all when the start already meets the bound
@@ -164,7 +183,6 @@ def search(spec: FamilySpec, instance: Any, schedule: Any, hood: Neighbourhood, 
     pos = 0
     idle_passes = 0
     improved_this_pass = False
-    budget = {} if max_nonzeros is None else {"max_nonzeros": int(max_nonzeros)}
     refused_single = 0  # one-job windows refused in a row
     while not meets(lower, best_obj) and not deadline.expired() and deadline.remaining(floor=0.0) >= min_sub_limit:
         order = list(hood.order(instance, best))

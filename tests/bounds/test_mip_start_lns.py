@@ -235,3 +235,30 @@ def test_search_takes_a_better_polish_and_refuses_a_worse_or_invalid_one() -> No
     hood = dataclasses.replace(no_windows, polish=lambda i, s: sched)
     best, obj, log = search(spec, inst, later, hood, deadline=Deadline(1.0), min_sub_limit=0.0)
     assert best is sched and log.improvements == 1 and log.objective == pytest.approx(ws.objective)
+
+
+def test_search_takes_a_better_rebuild_within_its_share_of_the_time() -> None:
+    """A neighbourhood's ``rebuild`` (a schedule from nothing) is tried once before the windows, given at most
+    `REBUILD_SHARE` of the time left, and kept like any neighbour: only when valid, complete and better."""
+    from edgeopt.core.lns import REBUILD_SHARE
+
+    inst, ws, sched = _warm("hetero", 1, "fifo")
+    spec = api.family_of(inst)
+    later, overfull = _later_and_overfull(sched)
+    no_windows = Neighbourhood(order=lambda i, s: [], reoptimise=lambda i, s, free, limit: SubSolve(None, False))
+    for offered, verdict in ((later, "not better"), (overfull, "not better"), (None, "no schedule")):
+        hood = dataclasses.replace(no_windows, rebuild=lambda i, d, o=offered: o)
+        best, obj, log = search(spec, inst, sched, hood, deadline=Deadline(100.0), min_sub_limit=0.0)
+        assert best is sched and obj == pytest.approx(ws.objective) and log.improvements == 0
+        assert log.rebuild == verdict and log.as_dict()["rebuild"] == verdict
+    given = []
+
+    def rebuild(i, d):
+        given.append(d.remaining(floor=0.0))
+        return sched
+
+    best, obj, log = search(spec, inst, later, dataclasses.replace(no_windows, rebuild=rebuild),
+                            deadline=Deadline(100.0), min_sub_limit=0.0)
+    assert best is sched and log.rebuild == "kept" and log.improvements == 1
+    assert len(given) == 1 and 0.0 < given[0] <= REBUILD_SHARE * 100.0
+    assert "rebuild" not in search(spec, inst, sched, no_windows, deadline=Deadline(1.0), min_sub_limit=0.0)[2].as_dict()

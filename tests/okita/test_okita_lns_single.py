@@ -44,3 +44,40 @@ def test_the_search_never_returns_worse_than_its_start() -> None:
     assert value == pytest.approx(objective(inst, best))
     assert value <= objective(inst, start)
     assert log.improvements > 0
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_sequential_insertion_schedules_every_job_validly(seed: int) -> None:
+    from formulations.okita.lns import sequential_insertion
+
+    inst = generate("paper", seed=seed, jobs=8, servers=6, horizon=30)
+    built = sequential_insertion(inst, Deadline(3600))  # an hour: only the work bounds it
+    assert built is not None and validate(inst, built) == []
+    assert sorted(js.job for js in built.jobs) == list(range(len(inst.jobs)))
+    assert all(js.completion is not None for js in built.jobs)
+    assert sequential_insertion(inst, _Expired()) is None  # no time: nothing half-built
+    assert sequential_insertion(inst, Deadline(3600), max_nonzeros=10) is None  # above the size budget
+
+
+class _Expired:
+    """A deadline already passed (no clock involved)."""
+
+    def expired(self) -> bool:
+        return True
+
+    def remaining(self, *, floor: float = 0.05) -> float:
+        return floor
+
+    def check(self, what: str = "") -> None:
+        from edgeopt.core.limits import BuildTimeLimit
+
+        raise BuildTimeLimit(what)
+
+
+def test_the_search_offers_the_sequential_insertion_first() -> None:
+    inst = generate("paper", seed=2, jobs=6, servers=5, horizon=24)
+    start = Schedule.model_validate(oasis_latency(inst).schedule)
+    best, value, log = search(FAMILY, inst, start, neighbourhood(), deadline=Deadline(3600), sub_limit=1.0,
+                              max_passes=1)
+    assert log.rebuild in ("kept", "not better")
+    assert validate(inst, best) == [] and value <= objective(inst, start)
