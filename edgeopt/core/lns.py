@@ -80,6 +80,9 @@ class Neighbourhood:
     max_window: int = 16
     polish: Callable[[Any, Any], Any | None] | None = None
     rebuild: Callable[[Any, Deadline], Any | None] | None = None
+    #: the rebuild replaces the start only when better by at least this fraction of the start's objective:
+    #: its schedule is another basin, which the windows may improve less than the start's
+    rebuild_margin: float = 0.0
 
 
 #: Most of the time left that a neighbourhood's ``rebuild`` may take (the windows get the rest).
@@ -99,7 +102,8 @@ class SearchLog:
     history: list[tuple[float, float]] = dataclasses.field(default_factory=list)
     refused_windows: int = 0
     stop: str | None = None
-    #: what the neighbourhood's ``rebuild`` gave: "kept", "not better" or "no schedule" (not finished or refused
+    #: what the neighbourhood's ``rebuild`` gave: "kept", "not better" (or "not better by the margin") or
+    #: "no schedule" (not finished or refused
     #: by the size budget; None: no rebuild tried). Not counted in ``iterations`` (windows and the polish).
     rebuild: str | None = None
 
@@ -170,7 +174,13 @@ def search(spec: FamilySpec, instance: Any, schedule: Any, hood: Neighbourhood, 
     budget = {} if max_nonzeros is None else {"max_nonzeros": int(max_nonzeros)}
     if hood.rebuild is not None and not meets(lower, best_obj) and deadline.remaining(floor=0.0) >= min_sub_limit:
         built = hood.rebuild(instance, Deadline(REBUILD_SHARE * deadline.remaining(floor=0.0)), **budget)
-        log.rebuild = "no schedule" if built is None else ("kept" if offer(built) else "not better")
+        if built is None:
+            log.rebuild = "no schedule"
+        elif (hood.rebuild_margin > 0 and complete_and_valid(spec, instance, built)
+              and float(spec.objective(instance, built)) > best_obj - hood.rebuild_margin * abs(best_obj)):
+            log.rebuild = "not better by the margin"
+        else:
+            log.rebuild = "kept" if offer(built) else "not better"
     # the polish has no limit of its own (a pass over every job, then a validation): only with the time a
     # sub-solve would be given, so that a call whose warm start used up its time ends at once; and not at
     # all when the start already meets the bound

@@ -262,3 +262,9 @@ def test_search_takes_a_better_rebuild_within_its_share_of_the_time() -> None:
     assert best is sched and log.rebuild == "kept" and log.improvements == 1
     assert len(given) == 1 and 0.0 < given[0] <= REBUILD_SHARE * 100.0
     assert "rebuild" not in search(spec, inst, sched, no_windows, deadline=Deadline(1.0), min_sub_limit=0.0)[2].as_dict()
+    # with a margin, a better rebuild is kept only when better by that fraction of the start
+    gain = (spec.objective(inst, later) - spec.objective(inst, sched)) / spec.objective(inst, later)
+    for margin, verdict in ((gain / 2, "kept"), (gain * 2, "not better by the margin")):
+        hood = dataclasses.replace(no_windows, rebuild=lambda i, d: sched, rebuild_margin=margin)
+        best, obj, log = search(spec, inst, later, hood, deadline=Deadline(100.0), min_sub_limit=0.0)
+        assert log.rebuild == verdict and (best is sched) == (verdict == "kept")
