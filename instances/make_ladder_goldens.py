@@ -1,7 +1,7 @@
 """Golden optima at the sizes issue 35 reached: rungs of `benchmarks/exact_scale.py`'s ladders (``small`` generator,
 seed 1, the ladder's servers and horizon), each proven optimal by at least two exact methods that agree.
 
-Writes ``instances/ladder/<family>_j<n>_seed1.json`` (the instance) and ``.optimum.json`` (the optimum, the optimal
+Writes ``instances/<family>/ladder/j<n>_seed1.json`` (the instance) and ``.optimum.json`` (the optimum, the optimal
 schedule of the first method, and per method its status, objective, bound and CPU seconds). A rung is written only
 when at least two listed methods prove it optimal with the same objective and schedules the family's validator
 accepts; a method that did not prove it within the limit is recorded under ``not_proven_within_limit``.
@@ -25,7 +25,7 @@ from edgeopt import api
 from edgeopt.core import Status
 from edgeopt.core.jsonio import write_json
 
-HERE = Path(__file__).resolve().parent / "ladder"
+HERE = Path(__file__).resolve().parent
 SEED = 1
 #: The ladder's sizes per family (as `benchmarks/exact_scale.LADDERS`) and the methods that prove a rung:
 #: (label, exact method, options). Two different models or solvers per family.
@@ -75,14 +75,15 @@ def certify(family: str, n: int, time_limit: float, only: list[str] | None) -> d
                          "bound": res.bound, "cpu_s": cpu}
     if len(proofs) < 2:
         return None
-    name = f"{family}_j{n}_seed{SEED}"
-    HERE.mkdir(exist_ok=True)
-    write_json(HERE / f"{name}.json", inst.model_dump(mode="json"))
+    name = f"j{n}_seed{SEED}"
+    folder = HERE / family / "ladder"  # below the family's small goldens, which their tests re-solve
+    folder.mkdir(exist_ok=True)
+    write_json(folder / f"{name}.json", inst.model_dump(mode="json"))
     cert = {"instance": f"{name}.json", "family": family, "objective": opt, "objective_name": spec.objective_name,
             "generated_by": {"preset": "small", "seed": SEED, "jobs": n, **options}, "certified_by": proofs,
             "not_proven_within_limit": unproven,
             "schedule": schedule, "time_limit_s": time_limit}
-    write_json(HERE / f"{name}.optimum.json", cert)
+    write_json(folder / f"{name}.optimum.json", cert)
     return cert
 
 

@@ -1,4 +1,4 @@
-"""Golden optima at the sizes the exact methods now reach (``instances/ladder/``, written by
+"""Golden optima at the sizes the exact methods now reach (``instances/<family>/ladder/``, written by
 ``instances/make_ladder_goldens.py``): rungs of the ``small`` ladders of `benchmarks/exact_scale.py`, each proven
 optimal by two exact methods that agreed (minutes of CPU, so not re-solved here).
 
@@ -22,21 +22,26 @@ from edgeopt.core.lowerbound import check_certificate, compute_bound
 from formulations import table
 from tests.reliability_helpers import PROOF_CLOCK
 
-DIR = Path(__file__).resolve().parents[1] / "instances" / "ladder"
-NAMES = sorted(p.name[: -len(".optimum.json")] for p in DIR.glob("*.optimum.json"))
+DIR = Path(__file__).resolve().parents[1] / "instances"
+NAMES = sorted(f"{p.parent.parent.name}/{p.name[: -len('.optimum.json')]}" for p in DIR.glob("*/ladder/*.optimum.json"))
 TOL = 1e-6
 
 
+def _path(name: str) -> Path:
+    family, stem = name.split("/")
+    return DIR / family / "ladder" / f"{stem}.optimum.json"
+
+
 def _load(name: str):
-    cert = read_json(DIR / f"{name}.optimum.json")
-    return api.load(DIR / cert["instance"]), cert
+    cert = read_json(_path(name))
+    return api.load(_path(name).parent / cert["instance"]), cert
 
 
 def test_the_ladder_goldens_reach_past_the_old_sizes():
     """At least one golden per family whose earlier largest proven size was below it (issue 35's table)."""
     sizes = {}
     for name in NAMES:
-        cert = read_json(DIR / f"{name}.optimum.json")
+        cert = read_json(_path(name))
         sizes[cert["family"]] = max(sizes.get(cert["family"], 0), cert["generated_by"]["jobs"])
     assert sizes.get("preemptive", 0) > 20 and sizes.get("tapfinger", 0) > 12, sizes
 
@@ -89,7 +94,7 @@ def test_bounds_are_below_and_algorithms_above_the_optimum(name):
 def test_preemptive_lemma1_lp4_is_below_the_optimum():
     from formulations.preemptive.lp4_large import solve_lp4_large
 
-    names = [n for n in NAMES if n.startswith("preemptive_")]
+    names = [n for n in NAMES if n.startswith("preemptive/")]
     assert names
     for name in names:
         inst, cert = _load(name)
