@@ -103,8 +103,8 @@ class SearchLog:
     refused_windows: int = 0
     stop: str | None = None
     #: what the neighbourhood's ``rebuild`` gave: "kept", "not better" (or "not better by the margin") or
-    #: "no schedule" (not finished or refused
-    #: by the size budget; None: no rebuild tried). Not counted in ``iterations`` (windows and the polish).
+    #: "no schedule" (not finished, or refused by the size budget); None: no rebuild tried. Not counted in
+    #: ``iterations`` (windows and the polish).
     rebuild: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
@@ -172,8 +172,9 @@ def search(spec: FamilySpec, instance: Any, schedule: Any, hood: Neighbourhood, 
         return False
 
     budget = {} if max_nonzeros is None else {"max_nonzeros": int(max_nonzeros)}
-    if hood.rebuild is not None and not meets(lower, best_obj) and deadline.remaining(floor=0.0) >= min_sub_limit:
-        built = hood.rebuild(instance, Deadline(REBUILD_SHARE * deadline.remaining(floor=0.0)), **budget)
+    if (hood.rebuild is not None and not meets(lower, best_obj) and not deadline.expired()
+            and deadline.remaining(floor=0.0) >= min_sub_limit):
+        built = hood.rebuild(instance, Deadline(max(1e-3, REBUILD_SHARE * deadline.remaining(floor=0.0))), **budget)
         if built is None:
             log.rebuild = "no schedule"
         elif (hood.rebuild_margin > 0 and complete_and_valid(spec, instance, built)
