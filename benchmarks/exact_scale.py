@@ -45,6 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from edgeopt.bench import benchmark_parser, result_path
 from edgeopt.core import ModelError, Status
 from edgeopt.families import get_family
+from edgeopt.services.lookup import method_takes
 
 #: Per family: the job counts climbed, and the generator's other sizes as a function of the job count.
 LADDERS: dict[str, tuple[list[int], object]] = {
@@ -71,15 +72,6 @@ SEED = 1
 def _cpu() -> float:
     r = resource.getrusage(resource.RUSAGE_SELF)
     return r.ru_utime + r.ru_stime
-
-
-def _takes(fn, option: str) -> bool:
-    import inspect
-
-    try:
-        return option in inspect.signature(fn).parameters
-    except (TypeError, ValueError):
-        return False
 
 
 def _fixing_row(res) -> dict:
@@ -110,7 +102,7 @@ def climb(family: str, models: list[str], time_limit: float, variants: dict[str,
     spec = get_family(family)
     methods = importlib.import_module(f"formulations.{family}").METHODS
     counts, sizes = LADDERS[family]
-    runs = [(m, v) for m in models for v in variants if all(_takes(methods[m], k) for k in variants[v])]
+    runs = [(m, v) for m in models for v in variants if all(method_takes(family, m, k) for k in variants[v])]
     rows: dict[str, list] = {f"{m}/{v}": [] for m, v in runs}
     largest: dict[str, int | None] = {f"{m}/{v}": None for m, v in runs}
     proved: dict[str, int | None] = {f"{m}/{v}": None for m, v in runs}

@@ -91,6 +91,18 @@ def exact_methods(name: str) -> dict[str, Callable[..., Result]]:
     return _families.solve_methods(name)
 
 
+def method_takes(name: str, method: str, option: str) -> bool:
+    """Whether family ``name``'s exact ``method`` takes the keyword ``option`` (e.g. ``hint``, ``fix``); False
+    for an unknown method. Reads the signature (a lazy model is imported for it)."""
+    import inspect
+
+    fn = exact_methods(name).get(method)
+    try:
+        return fn is not None and option in inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+
+
 def check_algorithm(name: str, algorithm: str) -> AlgorithmSpec:
     """The registered algorithm ``algorithm`` of family ``name`` (InputError with a suggestion if unknown)."""
     table = algorithms(name)

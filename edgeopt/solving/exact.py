@@ -6,7 +6,6 @@ Part of the services layer; `edgeopt.api` re-exports the public names.
 
 from __future__ import annotations
 
-import inspect
 from typing import Any
 
 from edgeopt.core import InputError, Result, Status
@@ -25,6 +24,7 @@ from edgeopt.services.lookup import (
     exact_methods,
     families,
     family_of,
+    method_takes,
     model_sizes,
 )
 
@@ -75,7 +75,7 @@ def solve(
     # deadline starts: its clock must never interrupt an extension module's initialisation.
     solve_model = loaded(methods[method])
     if "fix" in options:
-        _check_fix(spec.name, method, solve_model, options["fix"], lns=lns)
+        _check_fix(spec.name, method, options["fix"], lns=lns)
     estimator = model_sizes(spec.name).get(method)
     estimator = None if estimator is None else loaded(estimator)
     if lns:
@@ -108,22 +108,13 @@ def solve(
 
 
 
-def _takes(fn: Any, option: str) -> bool:
-    try:
-        return option in inspect.signature(fn).parameters
-    except (TypeError, ValueError):
-        return False
-
-
 def fixing_methods() -> list[str]:
     """``family method`` of every exact model that takes ``fix`` (reduced-cost fixing), for error messages."""
-    from formulations import loaded
-
-    return [f"{fam.name} {name}" for fam in families() for name, fn in exact_methods(fam.name).items()
-            if _takes(loaded(fn), "fix")]
+    return [f"{fam.name} {name}" for fam in families() for name in exact_methods(fam.name)
+            if method_takes(fam.name, name, "fix")]
 
 
-def _check_fix(family: str, method: str, fn: Any, fix: Any, *, lns: bool) -> None:
+def _check_fix(family: str, method: str, fix: Any, *, lns: bool) -> None:
     """``fix`` reaches only a whole-model solve whose model has reduced-cost fixing; anything else is an
     `InputError` on ``fix`` (exit 2 in the CLI), never a TypeError from deep inside the model."""
     if not isinstance(fix, bool):
@@ -131,7 +122,7 @@ def _check_fix(family: str, method: str, fn: Any, fix: Any, *, lns: bool) -> Non
     if lns:
         raise InputError("fix", "reduced-cost fixing applies to a whole-model solve, and the LNS solves windows: "
                                 "drop --fix or --lns")
-    if not _takes(fn, "fix"):
+    if not method_takes(family, method, "fix"):
         raise InputError("fix", f"the {family} {method} model has no reduced-cost fixing (models that have it: "
                                 f"{', '.join(fixing_methods())})")
 

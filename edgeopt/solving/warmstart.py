@@ -83,14 +83,7 @@ def run_in_time(algo: Any, call: Callable[[], Result], deadline: Deadline, *, in
 
 def accepts_hint(instance: Any, method: str) -> bool:
     """Whether the family's exact ``method`` takes a ``hint`` schedule (CP-SAT solution hints)."""
-    import inspect
-
-
-    fn = lookup.exact_methods(lookup.family_of(instance).name).get(method)
-    try:
-        return fn is not None and "hint" in inspect.signature(fn).parameters
-    except (TypeError, ValueError):
-        return False
+    return lookup.method_takes(lookup.family_of(instance).name, method, "hint")
 
 
 def solve_lns(instance: Any, *, method: str, time_limit: float, warm_start: str, sub_limit: float = 10.0,
