@@ -157,31 +157,38 @@ def search(spec: FamilySpec, instance: Any, schedule: Any, hood: Neighbourhood, 
     log = SearchLog(start_objective=best_obj, objective=best_obj)
     log.history.append((0.0, best_obj))
 
-    def offer(candidate: Any) -> bool:
-        """Take ``candidate`` as the incumbent if it is valid, complete and strictly better."""
-        nonlocal best, best_obj
+    def measure(candidate: Any) -> float | None:
+        """``candidate``'s objective when it is valid and complete; None (a failed window) otherwise."""
         if candidate is None or not complete_and_valid(spec, instance, candidate):
             log.failed_windows += 1
-            return False
-        obj = float(spec.objective(instance, candidate))
-        if obj < best_obj - 1e-9 * max(1.0, abs(best_obj)):
+            return None
+        return float(spec.objective(instance, candidate))
+
+    def take(candidate: Any, obj: float | None) -> bool:
+        """Make ``candidate`` (objective ``obj``, None: not valid) the incumbent if strictly better."""
+        nonlocal best, best_obj
+        if obj is not None and obj < best_obj - 1e-9 * max(1.0, abs(best_obj)):
             best, best_obj = candidate, obj
             log.improvements += 1
             log.history.append((time.perf_counter() - t0, best_obj))
             return True
         return False
 
+    def offer(candidate: Any) -> bool:
+        """Take ``candidate`` as the incumbent if it is valid, complete and strictly better."""
+        return take(candidate, measure(candidate))
+
     budget = {} if max_nonzeros is None else {"max_nonzeros": int(max_nonzeros)}
     if (hood.rebuild is not None and not meets(lower, best_obj) and not deadline.expired()
             and deadline.remaining(floor=0.0) >= min_sub_limit):
         built = hood.rebuild(instance, Deadline(max(1e-3, REBUILD_SHARE * deadline.remaining(floor=0.0))), **budget)
+        obj = None if built is None else measure(built)
         if built is None:
             log.rebuild = "no schedule"
-        elif (hood.rebuild_margin > 0 and complete_and_valid(spec, instance, built)
-              and float(spec.objective(instance, built)) > best_obj - hood.rebuild_margin * abs(best_obj)):
+        elif obj is not None and hood.rebuild_margin > 0 and obj > best_obj - hood.rebuild_margin * abs(best_obj):
             log.rebuild = "not better by the margin"
         else:
-            log.rebuild = "kept" if offer(built) else "not better"
+            log.rebuild = "kept" if take(built, obj) else "not better"
     # the polish has no limit of its own (a pass over every job, then a validation): only with the time a
     # sub-solve would be given, so that a call whose warm start used up its time ends at once; and not at
     # all when the start already meets the bound
