@@ -57,7 +57,7 @@ def run(regime: str, bound_time: float, lns_time: float, sub_limit: float, bound
     row: dict = {"regime": regime, "jobs": len(inst.jobs), "seed": 0, "bounds": {}}
     for name in ("worker_lp", "config_lp"):
         if bounds_from is not None:  # the same instance's certified bounds from an earlier run (not recomputed)
-            row["bounds"][name] = {**bounds_from[regime]["bounds"][name], "from": bounds_from["path"]}
+            row["bounds"][name] = {**bounds_from["rows"][regime]["bounds"][name], "from": bounds_from["path"]}
             continue
         row["bounds"][name] = bound_row(name, inst, bound_time)
         print(regime, name, row["bounds"][name], flush=True)
@@ -95,8 +95,8 @@ def main() -> None:
     args = ap.parse_args()
     previous = None
     if args.bounds_from:
-        previous = {r["regime"]: r for r in json.loads(Path(args.bounds_from).read_text())}
-        previous["path"] = args.bounds_from
+        previous = {"path": args.bounds_from,
+                    "rows": {r["regime"]: r for r in json.loads(Path(args.bounds_from).read_text())}}
     rows = [run(r, args.bound_time, args.lns_time, args.sub_limit, previous) for r in args.regimes.split(",")]
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
