@@ -24,6 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from edgeopt import traces
+from edgeopt.core.jsonio import write_json
 from edgeopt.core.lowerbound import check_certificate, compute_bound
 from edgeopt.traces.instances import from_trace
 from formulations import table
@@ -63,8 +64,8 @@ def main() -> None:
             row = {"window": label, **measure(family, jobs, week, args.time_limit)}
             print(json.dumps(row), flush=True)
             rows.append(row)
-    args.out.write_text(json.dumps({"regime": "ITP cluster06, 96 GPUs, seed 0; ti_lp through compute_bound",
-                                    "time_limit_s": args.time_limit, "rows": rows}, indent=2) + "\n")
+    write_json(args.out, {"regime": "ITP cluster06, 96 GPUs, seed 0; ti_lp through compute_bound",
+                          "time_limit_s": args.time_limit, "rows": rows})  # refuses a path that is not a file
     print("wrote", args.out)
 
 
