@@ -9,10 +9,10 @@ use seeds from 1,000,000 up, validation 900,000-900,003). Regimes (each stated i
   tasks) and ``paper6_rate2`` (6 clusters, Poisson(2), Fig. 5), each with noise off and on (+/-0.1).
 
 Every baseline uses the agents' conflict rule (eq. (11)); ``optimus_ordered``, ``optimus_np_ordered``
-and ``greedy_ordered`` (the earlier agent-order rule) show what that rule is worth. ``online`` and
-``vanilla_marl`` get per-seed wins and ties against every other algorithm (total completion time).
-Completion times are pooled over all tasks of all seeds (mean and median, as Fig. 4). ``online``
-and ``vanilla_marl`` take the most likely action (argmax). The inference time per decision is the
+and ``greedy_ordered`` (the earlier agent-order rule) show what that rule is worth. ``online``,
+``online_bc`` (our ``reduced_bc`` recipe) and ``vanilla_marl`` get per-seed wins and ties against every other algorithm (total completion time).
+Completion times are pooled over all tasks of all seeds (mean and median, as Fig. 4). The learned
+policies take the most likely action (argmax). The inference time per decision is the
 policy's wall time (graph building + network, all deciding agents together) per timestep with at
 least one deciding agent, on the CPU the benchmark runs on (after a warm-up run that loads the
 checkpoint), and the same in CPU time of the process (1 torch thread, the registered default; the
@@ -38,13 +38,16 @@ from pathlib import Path
 
 from edgeopt import api
 from edgeopt.bench import benchmark_parser, result_path
+from edgeopt.core.jsonio import write_json
 from edgeopt.tapfinger import generate
 from edgeopt.tapfinger.policy.registry import LAST_INFERENCE, LAST_INFERENCE_CPU
 from edgeopt.tapfinger.policy.trainer import with_durations
 from formulations.tapfinger import METHODS
 
-ALGOS = ["online", "vanilla_marl", "optimus", "optimus_np", "tiresias", "tiresias_np", "random", "minimum",
+ALGOS = ["online", "online_bc", "vanilla_marl", "optimus", "optimus_np", "tiresias", "tiresias_np", "random", "minimum",
          "greedy", "optimus_ordered", "optimus_np_ordered", "greedy_ordered"]
+#: the learned policies: re-run even with --reuse, and given per-seed wins against every other algorithm
+LEARNED = ("online", "online_bc", "vanilla_marl")
 #: per-algorithm parameters (``--checkpoint`` evaluates another checkpoint as ``online``)
 PARAMS: dict[str, dict] = {}
 SETTINGS = {
@@ -56,10 +59,11 @@ SETTINGS = {
 
 def run_setting(seeds: list[int], make, with_optimum: bool, reused: dict | None = None,
                 algos: list[str] | None = None) -> dict:
-    """The table of one setting; ``reused``: an earlier table of it, whose rows (other than ``online``)
+    """The table of one setting; ``reused``: an earlier table of it, whose rows (other than the learned ones)
     are kept instead of re-running those algorithms (their per-seed totals feed the wins)."""
-    reused = {a: r for a, r in (reused or {}).items() if a != "online" and r.get("total_completion_per_seed")}
     algos = algos or ALGOS
+    reused = {a: r for a, r in (reused or {}).items()
+              if a in algos and a not in LEARNED and r.get("total_completion_per_seed")}
     rows = {a: {"times": [], "totals": [], "ratios": [], "partial": 0, "runtime_s": 0.0, "infer_ms": [],
                 "infer_cpu_ms": []}
             for a in algos}
@@ -109,7 +113,7 @@ def run_setting(seeds: list[int], make, with_optimum: bool, reused: dict | None 
     for a, r in reused.items():
         table[a] = r
         rows[a]["totals"] = r["total_completion_per_seed"]
-    for a in ("online", "vanilla_marl"):  # per-seed head-to-head against every other algorithm
+    for a in LEARNED:  # per-seed head-to-head against every other algorithm
         if a not in rows:
             continue
         mine = rows[a]["totals"]
@@ -120,19 +124,22 @@ def run_setting(seeds: list[int], make, with_optimum: bool, reused: dict | None 
             table[a]["ties_per_seed"] = {
                 b: sum(x == y for x, y in zip(mine, rows[b]["totals"], strict=True))
                 for b in rows if b != a and len(rows[b]["totals"]) == len(seeds)}
-    o, m = table["online"], table["optimus"]
-    if o["mean_completion"] and m["mean_completion"]:
-        table["online"]["vs_optimus"] = {
-            "mean_reduction_pct": round(100 * (1 - o["mean_completion"] / m["mean_completion"]), 1),
-            "median_reduction_pct": round(100 * (1 - o["median_completion"] / m["median_completion"]), 1)}
+    for a in ("online", "online_bc"):
+        o, m = table.get(a), table.get("optimus")
+        if o and m and o["mean_completion"] and m["mean_completion"]:
+            table[a]["vs_optimus"] = {
+                "mean_reduction_pct": round(100 * (1 - o["mean_completion"] / m["mean_completion"]), 1),
+                "median_reduction_pct": round(100 * (1 - o["median_completion"] / m["median_completion"]), 1)}
     return table
 
 
 def main() -> None:
     ap = benchmark_parser(__doc__.splitlines()[0], seeds="0-9")
     ap.add_argument("--checkpoint", default="", help="evaluate this checkpoint directory as online (default: shipped)")
+    ap.add_argument("--checkpoint-bc", default="", help="evaluate this checkpoint directory as online_bc (default: "
+                    "shipped)")
     ap.add_argument("--reuse", type=Path, default=None, help="an earlier tapfinger_policy_eval.json with the same "
-                    "seeds: keep its rows of every algorithm but online (only online is run)")
+                    "seeds: keep its rows of every non-learned algorithm (only the learned ones are run)")
     ap.add_argument("--durations", choices=["code", "paper"], default="code",
                     help="sensitive-task durations of the paper settings (paper: 2-17 timesteps)")
     ap.add_argument("--settings", default=",".join(SETTINGS), help="comma-separated paper settings to run "
@@ -150,12 +157,14 @@ def main() -> None:
         raise SystemExit(f"--reuse: {args.reuse} has seeds {old['seeds']}, not {args.seeds}")
     if args.checkpoint:
         PARAMS["online"] = {"checkpoint": args.checkpoint}
+    if args.checkpoint_bc:
+        PARAMS["online_bc"] = {"checkpoint": args.checkpoint_bc}
     from edgeopt.tapfinger.policy.checkpoint import read_card
     from edgeopt.tapfinger.policy.registry import SHIPPED, available
 
     if not available():
         raise SystemExit("needs the rl extra and the shipped checkpoints")
-    for name in ("online", "vanilla_marl"):  # warm-up: load the checkpoint once, outside the timings
+    for name in LEARNED:  # warm-up: load the checkpoint once, outside the timings
         if name in algos:
             api.run(name, generate("small", seed=0), **PARAMS.get(name, {}))
     t0 = time.perf_counter()
@@ -163,7 +172,7 @@ def main() -> None:
     for name, d in SHIPPED.items():
         if name not in algos:
             continue
-        card = read_card(args.checkpoint if name == "online" and args.checkpoint else d)
+        card = read_card(PARAMS.get(name, {}).get("checkpoint") or d)
         out["checkpoints"][name] = {k: card.get(k) for k in ("name", "steps", "episodes", "updates", "wall_time_s",
                                                               "hardware", "seed")}
     if set(settings) == set(SETTINGS) and args.durations == "code":
@@ -188,7 +197,7 @@ def main() -> None:
             print(key, "done", round(time.perf_counter() - t0), "s", flush=True)
     out["wall_s"] = round(time.perf_counter() - t0, 1)
     path = result_path(args.out, f"{args.name}.json")
-    path.write_text(json.dumps(out, indent=1))
+    write_json(path, out, indent=1)
     fig = "tapfinger_policy_fig4.png" if args.name == "tapfinger_policy_eval" else f"{args.name}.png"
     _plot(out, result_path(args.out, fig))
     for key, s in out["settings"].items():

@@ -5,12 +5,14 @@ tests/test_cli_catalog.py fails when it differs from what the registry reports.
 
 FAMILIES = ('edgecloud', 'hetero', 'tapfinger', 'preemptive', 'okita')
 
-SOURCES_SHA256 = 'b8fd9b8c126bdb6e3f2e9c5c4749caf61354ec9129ac095be2ab9191c7f3dd79'
+SOURCES_SHA256 = 'd3fd388bce07d7b439bb80ef9fc9af2b5a4c3654cd65b906f136f4961a89988b'
 
-GUARDS = [{'algorithms': ['online', 'vanilla_marl'],
+GUARDS = [{'algorithms': ['online', 'online_bc', 'vanilla_marl'],
   'family': 'tapfinger',
   'files': ['tapfinger/policy/checkpoints/tapfinger/card.json',
             'tapfinger/policy/checkpoints/tapfinger/model.safetensors',
+            'tapfinger/policy/checkpoints/tapfinger_bc/card.json',
+            'tapfinger/policy/checkpoints/tapfinger_bc/model.safetensors',
             'tapfinger/policy/checkpoints/vanilla_marl/card.json',
             'tapfinger/policy/checkpoints/vanilla_marl/model.safetensors'],
   'modules': ['torch', 'torch_geometric', 'safetensors']}]
@@ -377,6 +379,30 @@ ROWS = [{'algorithm': 'online',
   'randomized': False,
   'relaxed': False,
   'summary': 'Fig. 7 ablation: stacked features, FIFO task, masked MLP allocation, MAPPO-trained'},
+ {'algorithm': 'online_bc',
+  'family': 'tapfinger',
+  'kind': 'online',
+  'params': [{'default': False,
+              'help': 'sample actions from the policy (seeded) instead of taking the most likely ones.',
+              'name': 'sample',
+              'type': 'bool'},
+             {'default': '',
+              'help': 'a checkpoint directory to use instead of the shipped one.',
+              'name': 'checkpoint',
+              'type': 'str'},
+             {'default': 1,
+              'help': 'torch CPU threads for inference (fixed: decisions can depend on it).',
+              'name': 'threads',
+              'type': 'int'},
+             {'default': 'dense',
+              'help': 'HAN implementation, ``dense`` (padded, default) or ``pyg``; same weights, same '
+                      'decisions.',
+              'name': 'backend',
+              'type': 'str'}],
+  'randomized': False,
+  'relaxed': False,
+  'summary': 'ours: the TapFinger network with task-type profiles, cloned from greedy_ordered (DAgger), '
+             'then MAPPO fine-tuned; runs on any number of task types'},
  {'algorithm': 'online',
   'family': 'preemptive',
   'kind': 'online',

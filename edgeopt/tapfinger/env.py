@@ -81,6 +81,27 @@ class Run:
     segments: list[Segment] = dataclasses.field(default_factory=list)
 
 
+def type_profile(inst: Instance) -> np.ndarray:
+    """Per task type, ``(K, 2)`` float32: its noise-free timesteps at the smallest minimum any of its tasks
+    asks for (componentwise), and at the largest cluster's full CPU and GPU, each capped at the horizon.
+
+    A description of a type by what it does, not by its index: what a type-agnostic policy encodes
+    (`PolicyConfig.task_features` ``profile``), so that it runs on instances with any number of types
+    (the paper's two synthetic types give (4, 4) and (21, 2) timesteps).
+    """
+    mins = np.array([t.min_resources[:2] for t in inst.tasks], dtype=np.int64).reshape(-1, 2)
+    types = np.array([t.task_type for t in inst.tasks], dtype=np.int64)
+    cmax = max(c.capacity[0] for c in inst.clusters)
+    gmax = max(c.capacity[1] for c in inst.clusters)
+    every = mins.min(axis=0) if len(mins) else np.zeros(2, np.int64)
+    out = np.zeros((len(inst.task_types), 2), np.float32)
+    for k in range(len(inst.task_types)):
+        lo = mins[types == k].min(axis=0) if (types == k).any() else every
+        out[k, 0] = min(inst.type_duration(k, int(lo[0]), int(lo[1])), inst.horizon)
+        out[k, 1] = min(inst.type_duration(k, int(cmax), int(gmax)), inst.horizon)
+    return out
+
+
 class TapFingerEnv(ParallelEnv):
     """One agent per edge cluster (see the module docstring).
 
@@ -119,6 +140,7 @@ class TapFingerEnv(ParallelEnv):
         self._cgrid = np.arange(self.cmax + 1)[None, :, None]
         self._ggrid = np.arange(self.gmax + 1)[None, None, :]
         self._eye = np.eye(self.K, dtype=np.float32)
+        self.type_profile = type_profile(inst)
         self.t = 0
 
     # -- spaces ----------------------------------------------------------------------------------
@@ -412,7 +434,8 @@ class TapFingerEnv(ParallelEnv):
         ``running_task``, ``running_cluster``, ``running_alloc (k,R)``, ``running_type``,
         ``running_elapsed``, ``running_progress``, ``running_paused``; ``pending_task``,
         ``pending_min (m,R)``, ``pending_type``, ``pending_wait`` (each pending task once), and
-        ``pending_edges (2,E)``: (row in the pending arrays, cluster) for every pending set it is in.
+        ``pending_edges (2,E)``: (row in the pending arrays, cluster) for every pending set it is in;
+        ``type_profile (K,2)`` (`type_profile`, per task type, the same every timestep).
         """
         runs = list(self.runs.values())
         pend_ids: list[int] = []
@@ -443,6 +466,7 @@ class TapFingerEnv(ParallelEnv):
             "pending_type": self._types[pid],
             "pending_wait": self.t - self._arrival[pid],
             "pending_edges": np.array(edges, dtype=np.int64).reshape(-1, 2).T,
+            "type_profile": self.type_profile,
         }
 
     def state(self) -> np.ndarray:

@@ -18,7 +18,7 @@ from edgeopt.core import InputError
 def train(
     family: Annotated[str, typer.Argument(help="the family whose policy to train (only 'tapfinger')")],
     config: Annotated[str, typer.Option("--config", help="TOML/JSON training configuration, or "
-                                        "'reduced' / 'mid' / 'full' / 'vanilla_marl' (shipped)")],
+                                        "'reduced' / 'reduced_bc' / 'mid' / 'full' / 'vanilla_marl' (shipped)")],
     out: Annotated[Path | None, typer.Option("--out", help="run directory (default runs/<config name>)")] = None,
     resume: Annotated[bool, typer.Option("--resume", help="continue from the run directory's last checkpoint")] = False,
     max_minutes: Annotated[float | None, typer.Option("--max-minutes", help="stop after this wall time")] = None,

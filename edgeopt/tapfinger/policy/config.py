@@ -9,6 +9,8 @@ configurations ship as TOML files next to this module:
 * ``mid`` (CPU, the paper's architecture variants): hidden 128, 3 HAN layers of 4 heads, a
   pointer encoder of 2 layers and 4 heads, one actor per agent, the centralised critic, 64 tasks
   per cluster; what the long CPU run trains.
+* ``reduced_bc`` (ours): ``reduced``'s sizes with type-profile features (`PolicyConfig.task_features`),
+  trained by cloning ``greedy_ordered`` with DAgger rounds, then MAPPO fine-tuning (``init = "bc"``).
 * ``full`` (the paper's Sec. V-A, for an accelerator): 6 HAN layers, 4 heads, hidden 256, pointer
   encoder of 2 layers and 4 heads, 32 parallel environments, lr 1e-4, batch 256, discount 1.
 """
@@ -20,7 +22,7 @@ import tomllib
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from edgeopt.core import InputError
 from edgeopt.core.jsonio import loads, read_bytes
@@ -50,12 +52,44 @@ class PolicyConfig(BaseModel):
     #: "local": the critic reads the agent's own pending set; "central" (the paper's): the flattened
     #: embeddings of every agent's pending set (padded to max_clusters), plus the agent's cluster
     critic: Literal["local", "central"] = "local"
+    #: task-type features: "onehot" (the paper's; at most 2 types), or "profile" (each type's noise-free
+    #: timesteps at its minimum and on a full cluster, `edgeopt.tapfinger.env.type_profile`: runs on any
+    #: number of types, trace-driven instances included; the tapfinger architecture only)
+    task_features: Literal["onehot", "profile"] = "onehot"
     feature_scale: float = Field(16.0, gt=0)  # resource amounts are divided by it
     time_scale: float = Field(10.0, gt=0)  # elapsed and waiting times are divided by it
+
+    @model_validator(mode="after")
+    def _features_known(self) -> PolicyConfig:
+        if self.task_features == "profile" and self.architecture != "tapfinger":
+            raise ValueError("task_features 'profile' needs the tapfinger architecture (vanilla_marl stacks one-hots)")
+        return self
 
     def key(self) -> str:
         """Canonical JSON of the configuration (compared when loading a checkpoint)."""
         return json.dumps(self.model_dump(mode="json"), sort_keys=True)
+
+
+class ImitationConfig(BaseModel):
+    """Phase 1 of the ``bc`` recipe (`edgeopt.tapfinger.policy.imitation`) and its term in fine-tuning."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    expert: Literal["greedy_ordered", "greedy"] = "greedy_ordered"
+    #: round 0 rolls out the expert, rounds 1.. the learner (DAgger); 1 = pure cloning
+    rounds: int = Field(8, ge=1, le=1000)
+    episodes_per_round: int = Field(16, ge=1, le=10_000)
+    epochs: int = Field(6, ge=1, le=1000)  # passes over the aggregate dataset after each round
+    batch_size: int = Field(256, ge=1)  # timesteps per cloning minibatch
+    lr: float = Field(1e-3, gt=0)
+    value_coef: float = Field(0.5, ge=0)  # the critic's regression on the acting policy's returns
+    #: weight of the cloning loss (on the expert's own demonstrations, round 0) added to every MAPPO
+    #: minibatch in fine-tuning, multiplied by ``bc_decay`` after each update (0: plain MAPPO)
+    bc_coef: float = Field(0.0, ge=0)
+    bc_decay: float = Field(0.95, gt=0, le=1)
+    bc_batch: int = Field(64, ge=1)  # demonstration timesteps per MAPPO minibatch
+    #: the actors' (pointer and resource heads') learning rate in fine-tuning, as a multiple of ``lr``
+    actor_lr_scale: float = Field(1.0, gt=0, le=1)
 
 
 class TrainConfig(BaseModel):
@@ -89,6 +123,8 @@ class TrainConfig(BaseModel):
     reward_scale: float = Field(0.005, gt=0)
     eval_every: int = Field(5, ge=1)  # updates between evaluations
     eval_seeds: list[int] = [900_000, 900_001]  # validation seeds (never the benchmark's held-out seeds)
+    #: validate on the first training setting only (False, the shipped runs') or on every setting (the mean)
+    eval_all_settings: bool = False
     checkpoint_every: int = Field(1, ge=1)  # updates between checkpoints
     threads: int = Field(1, ge=1)  # torch CPU threads (fixed for reproducibility)
     #: torch CPU threads of the rollout's forward passes (None: ``threads``). Their batches are small, so
@@ -101,6 +137,11 @@ class TrainConfig(BaseModel):
     #: only faster where the forward pass is cheap next to the environments (a GPU, many cores)
     workers: int = Field(0, ge=0)
 
+    #: "scratch": MAPPO from random weights (the paper's); "bc": clone ``imitation.expert`` first (with DAgger
+    #: rounds), then fine-tune with MAPPO (ours, the ``reduced_bc`` configuration)
+    init: Literal["scratch", "bc"] = "scratch"
+    imitation: ImitationConfig = ImitationConfig()
+
     #: training instance seeds start here; benchmark seeds are small integers, never this large
     train_seed_base: int = 1_000_000
 
@@ -111,7 +152,8 @@ class TrainConfig(BaseModel):
 
 
 def load_config(path: str | Path) -> TrainConfig:
-    """A `TrainConfig` from a TOML or JSON file, or a shipped name (``reduced``, ``full``)."""
+    """A `TrainConfig` from a TOML or JSON file, or a shipped name (``reduced``, ``reduced_bc``, ``mid``,
+    ``full``, ``vanilla_marl``)."""
     p = Path(path)
     if not p.exists() and (CONFIG_DIR / f"{path}.toml").exists():
         p = CONFIG_DIR / f"{path}.toml"

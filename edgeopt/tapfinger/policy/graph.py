@@ -4,14 +4,16 @@ Nodes (features; resource amounts divided by ``feature_scale``, times by ``time_
 
 * ``cluster`` n: free resources e_{n,t}, capacity, and queue length q_{n,t} / P (eq. 9 concatenates
   e and q; the capacity is added so heterogeneous clusters are told apart);
-* ``running`` task j (o_{j,t}): allocation, task-type one-hot, elapsed time, observed progress;
+* ``running`` task j (o_{j,t}): allocation, task-type features, elapsed time, observed progress;
 * ``pending`` task j (p_{j,t}), once per task even when it is in several pending sets: minimum
-  demand, task-type one-hot, waiting time;
+  demand, task-type features, waiting time;
 * one ``shortcut`` node with the zero feature of eq. (9).
 
 Edges, both directions of each relation: running j -- cluster n when j runs on n; pending j --
 cluster n when j is in P_{n,t}; shortcut -- every cluster. Only the first two resources (CPU, GPU)
-are encoded.
+are encoded. Task-type features (``PolicyConfig.task_features``): the paper's one-hot of the two
+synthetic types, or the type's profile (`type_features`), which lets one policy run on instances with any
+number of types (trace-driven ones).
 
 A `StepGraph` also maps each agent to its pending set (``agent_pending[n, k]`` = the pending node of
 slot k, -1 for a padded slot), so the actors read their pending tasks' embeddings (Sec. IV-B: "we
@@ -35,7 +37,9 @@ EDGE_TYPES = [
     ("shortcut", "links", "cluster"), ("cluster", "linked", "shortcut"),
 ]
 METADATA = (NODE_TYPES, EDGE_TYPES)
-TASK_TYPES = 2  # one-hot width: the paper's two synthetic types
+#: width of a task's type features: the one-hot of the paper's two synthetic types, or the two numbers of
+#: `edgeopt.tapfinger.env.type_profile` (``PolicyConfig.task_features``)
+TASK_TYPES = 2
 
 
 def feature_dims() -> dict[str, int]:
@@ -57,6 +61,16 @@ def _onehot(types: np.ndarray) -> np.ndarray:
     if len(types):
         out[np.arange(len(types)), np.minimum(types, TASK_TYPES - 1)] = 1.0
     return out
+
+
+def type_features(types: np.ndarray, entities: dict[str, np.ndarray], cfg: PolicyConfig) -> np.ndarray:
+    """The type features of tasks of ``types``: a one-hot (``onehot``; at most `TASK_TYPES` types), or
+    the type's profile (``profile``: log(1 + timesteps) / log(1 + time_scale) at its minimum and at a
+    full cluster), which any number of types has."""
+    if cfg.task_features == "onehot":
+        return _onehot(types)
+    prof = np.asarray(entities["type_profile"], np.float32).reshape(-1, TASK_TYPES)
+    return (np.log1p(prof[np.asarray(types, np.int64)]) / np.log1p(cfg.time_scale)).astype(np.float32)
 
 
 @dataclasses.dataclass
@@ -83,10 +97,10 @@ def graph_arrays(entities: dict[str, np.ndarray], pending_tasks: list[list[int]]
     N = len(cap)
     cluster = np.concatenate([free / s, cap / s, entities["cluster_queue"][:, None] / P], axis=1)
     running = np.concatenate([
-        entities["running_alloc"][:, :2] / s, _onehot(entities["running_type"]),
+        entities["running_alloc"][:, :2] / s, type_features(entities["running_type"], entities, cfg),
         entities["running_elapsed"][:, None] / ts, entities["running_progress"][:, None]], axis=1)
     pending = np.concatenate([
-        entities["pending_min"][:, :2] / s, _onehot(entities["pending_type"]),
+        entities["pending_min"][:, :2] / s, type_features(entities["pending_type"], entities, cfg),
         entities["pending_wait"][:, None] / ts], axis=1)
     row = {int(j): r for r, j in enumerate(entities["pending_task"])}
     agent_pending = np.full((N, P), -1, np.int64)

@@ -59,8 +59,10 @@ def check_env(env: TapFingerEnv, cfg: PolicyConfig) -> None:
     if (cfg.actor_per_agent or cfg.critic == "central") and env.N > cfg.max_clusters:
         raise InputError("instance.clusters", f"the policy has actors or a critic for at most {cfg.max_clusters} "
                          f"clusters, got {env.N}")
-    if env.K > TASK_TYPES:
-        raise InputError("instance.task_types", f"the policy encodes at most {TASK_TYPES} task types, got {env.K}")
+    if env.K > TASK_TYPES and cfg.task_features == "onehot":
+        raise InputError("instance.task_types", f"the policy encodes at most {TASK_TYPES} task types, got {env.K}: "
+                         "use a policy trained with task_features = 'profile' (the 'reduced_bc' recipe), or build "
+                         "the instance with two types (generate --trace ... --task-types two)")
 
 
 def prepare(env: TapFingerEnv, obs: dict[str, Any], infos: dict[str, Any], cfg: PolicyConfig) -> StepInputs:

@@ -1,4 +1,5 @@
-"""Registers the learned policy as tapfinger's ``online`` algorithm and the ablation ``vanilla_marl``.
+"""Registers the learned policy as tapfinger's ``online`` algorithm, the ablation ``vanilla_marl``, and
+``online_bc``, the same network trained by our ``reduced_bc`` recipe (cloning, then MAPPO).
 
 Registration imports no torch (so importing the family stays fast and works without the ``rl``
 extra): it happens only when torch, PyTorch Geometric and safetensors are installed and the shipped
@@ -16,7 +17,8 @@ from edgeopt.core import Result, register
 from edgeopt.tapfinger.instance import Instance
 
 CHECKPOINTS = Path(__file__).parent / "checkpoints"
-SHIPPED = {"online": CHECKPOINTS / "tapfinger", "vanilla_marl": CHECKPOINTS / "vanilla_marl"}
+SHIPPED = {"online": CHECKPOINTS / "tapfinger", "vanilla_marl": CHECKPOINTS / "vanilla_marl",
+           "online_bc": CHECKPOINTS / "tapfinger_bc"}
 EXTRA_MODULES = ("torch", "torch_geometric", "safetensors")
 #: algorithm -> inference milliseconds per decision of its last run (graph building + network)
 LAST_INFERENCE: dict[str, float] = {}
@@ -77,7 +79,7 @@ def run_learned(instance: Instance, name: str, architecture: str, directory: str
 
 
 def register_all() -> bool:
-    """Register ``online`` and ``vanilla_marl`` if `available`; returns whether it did.
+    """Register ``online``, ``vanilla_marl`` and ``online_bc`` if `available`; returns whether it did.
 
     Otherwise both are marked unavailable, so asking for them names the extra that provides them.
     """
@@ -119,5 +121,26 @@ def register_all() -> bool:
         """
         return run_learned(instance, "vanilla_marl", "vanilla_marl", checkpoint or str(SHIPPED["vanilla_marl"]),
                            seed=seed, sample=sample, threads=threads)
+
+    @register("tapfinger", "online_bc", kind="online",
+              summary="ours: the TapFinger network with task-type profiles, cloned from greedy_ordered (DAgger), "
+                      "then MAPPO fine-tuned; runs on any number of task types")
+    def online_bc(instance: Instance, *, seed: int = 0, sample: bool = False, checkpoint: str = "", threads: int = 1,
+                  backend: str = "dense") -> Result:
+        """The TapFinger network trained by the ``reduced_bc`` recipe (ours, not the paper's training).
+
+        Behaviour cloning of ``greedy_ordered`` with DAgger rounds, then MAPPO fine-tuning with a decaying
+        cloning term (`edgeopt.tapfinger.policy.imitation`). Its task types are encoded by their profile
+        (timesteps at the minimum and on a full cluster), so it also runs on trace-driven instances with many
+        types. Decides like ``online``: one independent choice per agent, conflicts settled by eq. (11).
+
+        Args:
+            sample: sample actions from the policy (seeded) instead of taking the most likely ones.
+            checkpoint: a checkpoint directory to use instead of the shipped one.
+            threads: torch CPU threads for inference (fixed: decisions can depend on it).
+            backend: HAN implementation, ``dense`` (padded, default) or ``pyg``; same weights, same decisions.
+        """
+        return run_learned(instance, "online_bc", "tapfinger", checkpoint or str(SHIPPED["online_bc"]),
+                           seed=seed, sample=sample, threads=threads, backend=backend)
 
     return True

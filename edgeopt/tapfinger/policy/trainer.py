@@ -33,16 +33,22 @@ from edgeopt.core import InputError
 from edgeopt.core.jsonio import refuse_non_regular
 from edgeopt.tapfinger.instance import Instance, generate
 from edgeopt.tapfinger.loop import run_episode
-from edgeopt.tapfinger.policy import checkpoint
+from edgeopt.tapfinger.policy import checkpoint, imitation
 from edgeopt.tapfinger.policy.config import TrainConfig
 from edgeopt.tapfinger.policy.conflict import allocation_kept
 from edgeopt.tapfinger.policy.mappo import gae, ppo_loss
+from edgeopt.tapfinger.policy.minibatch import MinibatchEncoder
 from edgeopt.tapfinger.policy.model import build_model, decide_many
 from edgeopt.tapfinger.policy.runner import LearnedPolicy, torch_threads
 from edgeopt.tapfinger.policy.vecenv import EnvPool, LocalEnvs, choices
 
 METRICS = ["update", "steps", "episodes", "mean_return", "mean_completion", "loss", "policy_loss", "value_loss",
-           "entropy", "clip_frac", "conflicts_lost", "invalid_actions", "eval_mean_completion", "wall_s"]
+           "entropy", "clip_frac", "conflicts_lost", "invalid_actions", "eval_mean_completion", "wall_s", "cpu_s",
+           "bc_coef"]
+#: one row per cloning round of the ``bc`` recipe (``imitation.csv``)
+IMITATION_METRICS = ["round", "steps", "episodes", "rows", "rollout_mean_completion", "bc_loss", "bc_value_loss",
+                     "task_accuracy", "accuracy", "agreement_task", "agreement", "eval_mean_completion", "wall_s",
+                     "cpu_s"]
 
 
 #: gpu_scale of the sensitive task's tanh(g / gpu_scale) that gives the paper's 2-17 timesteps (16 GPUs: 2,
@@ -137,33 +143,13 @@ def columns(samples: list[dict], device: torch.device | str = "cpu") -> dict[str
     return {k: v.to(device) for k, v in cols.items()}
 
 
-class MinibatchEncoder:
-    """Encodes minibatches of an update's samples: the dense backend stacks the update's graphs once
-    and selects each minibatch's graphs from them; other networks go through ``net.encode``."""
-
-    def __init__(self, net: torch.nn.Module, steps: list, device: torch.device | str) -> None:
-        self.net, self.steps, self.device = net, steps, device
-        self.graphs = None
-        if getattr(net, "backend", None) == "dense":
-            from edgeopt.tapfinger.policy.dense import stack, to_device
-
-            self.graphs = to_device(stack([s.graph for s in steps]), device)
-
-    def __call__(self, step: torch.Tensor, agent: torch.Tensor) -> dict[str, torch.Tensor]:
-        if self.graphs is None:
-            return self.net.encode(self.steps, list(zip(step.tolist(), agent.tolist(), strict=True)))
-        from edgeopt.tapfinger.policy.dense import select
-
-        used, inv = torch.unique(step, return_inverse=True)
-        return self.net.encode_dense(select(self.graphs, used), inv, agent)
-
-
 def validation_instances(cfg: TrainConfig) -> list[tuple[int, Instance]]:
-    """(seed, instance) of the validation seeds: the first setting, the training tasks per cluster and noise."""
-    N, rate = cfg.settings[0]
+    """(seed, instance) of the validation seeds: the first setting (every setting with ``eval_all_settings``),
+    the training tasks per cluster and noise."""
+    settings = cfg.settings if cfg.eval_all_settings else cfg.settings[:1]
     return [(s, with_durations(generate("paper", seed=s, clusters=int(N), arrival_rate=float(rate),
                                         jobs=cfg.jobs_per_cluster * int(N), noise=cfg.noise), cfg.sensitive_durations))
-            for s in cfg.eval_seeds]
+            for N, rate in settings for s in cfg.eval_seeds]
 
 
 def evaluate(net: torch.nn.Module, cfg: TrainConfig) -> float:
@@ -179,7 +165,7 @@ def evaluate(net: torch.nn.Module, cfg: TrainConfig) -> float:
 
 
 #: What a run writes into its directory (and into ``best/``): each must be a regular file or absent.
-RUN_FILES = ("model.safetensors", "trainer.pt", "card.json", "metrics.csv")
+RUN_FILES = ("model.safetensors", "trainer.pt", "card.json", "metrics.csv", "imitation.csv")
 
 
 def check_run_directory(out: Path) -> None:
@@ -205,7 +191,7 @@ class Trainer:
         with torch_threads(cfg.threads):
             torch.manual_seed(cfg.seed)
             self.net = build_model(cfg.policy, cfg.backend).to(self.device)
-        self.opt = torch.optim.Adam(self.net.parameters(), lr=cfg.lr, eps=1e-5)
+        self.opt = torch.optim.Adam(self._param_groups(), lr=cfg.lr, eps=1e-5)
         self.gen = torch.Generator().manual_seed(cfg.seed)
         self.update = self.steps = self.episodes = 0
         self.wall = 0.0
@@ -213,31 +199,54 @@ class Trainer:
         self.last_eval: float | None = None
         self.best_eval: float | None = None
         self.pool: EnvPool | None = None  # started at the first update when cfg.workers > 0
+        self.cloned = False  # the bc recipe's cloning phase is done
+        self._bc_data: tuple | None = None  # the fine-tuning cloning term's demonstrations, built on first use
         if resume and (self.out / "trainer.pt").exists():
             self._restore()
-        elif (self.out / "metrics.csv").exists():
-            (self.out / "metrics.csv").unlink()
+        else:
+            for name in ("metrics.csv", "imitation.csv"):
+                if (self.out / name).exists():
+                    (self.out / name).unlink()
+
+    def _param_groups(self) -> Any:
+        """All parameters at ``lr``; with the bc recipe's ``actor_lr_scale`` below 1, the actors (pointer and
+        resource heads) at that multiple of it (slower forgetting of what was cloned)."""
+        scale = self.cfg.imitation.actor_lr_scale if self.cfg.init == "bc" else 1.0
+        if scale == 1.0:
+            return self.net.parameters()
+        heads = ("actor.", "actors.", "resource.", "resources.")
+        actor = [p for n, p in self.net.named_parameters() if n.startswith(heads)]
+        rest = [p for n, p in self.net.named_parameters() if not n.startswith(heads)]
+        return [{"params": rest, "lr": self.cfg.lr}, {"params": actor, "lr": self.cfg.lr * scale}]
 
     def _restore(self) -> None:
         net, _, card = checkpoint.load(self.out, self.cfg.policy)
         self.net.load_state_dict(net.state_dict())
         st = checkpoint.load_trainer_state(self.out)
-        self.opt.load_state_dict(st["optimizer"])
+        lrs = [g["lr"] for g in self.opt.param_groups]
+        saved = st["optimizer"]
+        if saved["state"]:  # an optimizer that never stepped (the cloning checkpoint's) has nothing to restore
+            if len(saved["param_groups"]) != len(self.opt.param_groups):
+                raise InputError("config.imitation.actor_lr_scale", "a run cannot change its optimizer's parameter "
+                                 "groups after its first MAPPO update")
+            self.opt.load_state_dict(saved)
+        for g, lr in zip(self.opt.param_groups, lrs, strict=True):  # the configuration's rate, not the saved one:
+            g["lr"] = lr  # the bc recipe's fine-tuning starts from the cloning checkpoint at its own lr
         self.gen.set_state(st["generator"])
         self.update, self.steps, self.episodes = int(st["update"]), int(st["steps"]), int(st["episodes"])
         self.wall = float(st["wall"])
         self.cpu = float(st.get("cpu", 0.0))  # absent in states written before it was recorded
+        self.cloned = bool(st.get("cloned", False))
         self.last_eval = card.get("last_eval_mean_completion")
         if (self.out / "best" / "card.json").exists():
             self.best_eval = checkpoint.read_card(self.out / "best").get("last_eval_mean_completion")
         path = self.out / "metrics.csv"
         if path.exists():  # drop rows written after the checkpoint
             rows = list(csv.DictReader(path.open()))
-            keep = [r for r in rows if int(r["update"]) <= self.update]
-            with path.open("w", newline="") as f:
-                w = csv.DictWriter(f, METRICS)
-                w.writeheader()
-                w.writerows(keep)
+            _rewrite(path, METRICS, [r for r in rows if int(r["update"]) <= self.update])
+        path = self.out / "imitation.csv"
+        if path.exists() and not self.cloned:  # a cloning phase cut short starts again
+            path.unlink()
 
     def _save(self, where: Path | None = None) -> None:
         card = {"name": self.cfg.name, "train_config": self.cfg.model_dump(mode="json"), "seed": self.cfg.seed,
@@ -245,21 +254,86 @@ class Trainer:
                 "wall_time_s": round(self.wall, 1), "cpu_time_s": round(self.cpu, 1),
                 "last_eval_mean_completion": self.last_eval}
         state = {"optimizer": self.opt.state_dict(), "generator": self.gen.get_state(), "update": self.update,
-                 "steps": self.steps, "episodes": self.episodes, "wall": self.wall, "cpu": self.cpu}
+                 "steps": self.steps, "episodes": self.episodes, "wall": self.wall, "cpu": self.cpu,
+                 "cloned": self.cloned}
         if where is not None:  # a model snapshot (weights and card), not a resumable state
             checkpoint.save(where, self.net, self.cfg.policy, card)
             return
         checkpoint.save(self.out, self.net, self.cfg.policy, card, state)
 
-    def _log(self, row: dict[str, Any]) -> None:
-        path = self.out / "metrics.csv"
-        new = not path.exists()
+    def _log(self, row: dict[str, Any], name: str = "metrics.csv", fields: list[str] = METRICS) -> None:
+        path = self.out / name
         self.out.mkdir(parents=True, exist_ok=True)
+        if path.exists():
+            with path.open(newline="") as f:
+                header = next(csv.reader(f), [])
+            if header != fields:  # a run resumed from a version with other columns: the file gets ours
+                _rewrite(path, fields, list(csv.DictReader(path.open())))
+        new = not path.exists()
         with path.open("a", newline="") as f:
-            w = csv.DictWriter(f, METRICS)
+            w = csv.DictWriter(f, fields, restval="", extrasaction="ignore")
             if new:
                 w.writeheader()
             w.writerow(row)
+
+    def clone(self, deadline: float | None = None) -> None:
+        """Phase 1 of the bc recipe (`imitation`): ``rounds`` of collecting and fitting, one row each in
+        ``imitation.csv``; then validation, a checkpoint (and ``best/``). Labelled decisions count as
+        ``steps`` and the rounds' episodes as ``episodes``, so both recipes share the curves' axes."""
+        cfg, im = self.cfg, self.cfg.imitation
+        t0, c0 = time.perf_counter(), time.process_time()
+        with torch_threads(cfg.threads):
+            opt = torch.optim.Adam(self.net.parameters(), lr=im.lr)
+            demos = imitation.Demos()
+            for r in range(im.rounds):
+                if deadline is not None and time.perf_counter() >= deadline:
+                    break
+                insts = [training_instance(cfg, self.episodes + e) for e in range(im.episodes_per_round)]
+                self.net.eval()
+                with torch_threads(cfg.rollout_thread_count):
+                    eps = imitation.collect(None if r == 0 else self.net, cfg.policy, insts, im.expert, demos,
+                                            reward_scale=cfg.reward_scale, gamma=cfg.gamma, deadline=deadline)
+                self.episodes += len(insts)
+                self.steps += sum(int(e["labelled"]) for e in eps)
+                st = imitation.fit(self.net, opt, demos, epochs=im.epochs, batch_size=im.batch_size,
+                                   value_coef=im.value_coef, max_grad_norm=cfg.max_grad_norm, gen=self.gen,
+                                   device=self.device, deadline=deadline)
+                agree = imitation.agreement(self.net, demos, self.device)
+                self._log({"round": r, "steps": self.steps, "episodes": self.episodes, "rows": len(demos),
+                           "rollout_mean_completion": float(np.mean([e["mean_completion"] for e in eps])), **st,
+                           "agreement_task": agree["task"], "agreement": agree["both"],
+                           "wall_s": round(self.wall + time.perf_counter() - t0, 2),
+                           "cpu_s": round(self.cpu + time.process_time() - c0, 2)}, "imitation.csv", IMITATION_METRICS)
+            self.last_eval = evaluate(self.net, cfg)
+        self.cloned = True
+        self.wall += time.perf_counter() - t0
+        self.cpu += time.process_time() - c0
+        self._log({"round": "eval", "steps": self.steps, "episodes": self.episodes,
+                   "eval_mean_completion": self.last_eval, "wall_s": round(self.wall, 2), "cpu_s": round(self.cpu, 2)},
+                  "imitation.csv", IMITATION_METRICS)
+        if self.best_eval is None or self.last_eval < self.best_eval:
+            self.best_eval = self.last_eval
+            self._save(self.out / "best")
+        self._save()
+
+    def _bc_term(self) -> tuple[float, Any, dict, torch.Tensor] | None:
+        """(weight, encoder, columns, labelled timesteps) of the fine-tuning cloning term now, or None when it
+        is off or has decayed below 1e-4. Its demonstrations are the expert's own episodes of the cloning's
+        round 0 (the same training instances), rebuilt after a resume."""
+        im = self.cfg.imitation
+        if self.cfg.init != "bc" or im.bc_coef <= 0:
+            return None
+        coef = im.bc_coef * im.bc_decay ** self.update
+        if coef < 1e-4:
+            return None
+        if self._bc_data is None:
+            demos = imitation.Demos()
+            insts = [training_instance(self.cfg, e) for e in range(im.episodes_per_round)]
+            imitation.collect(None, self.cfg.policy, insts, im.expert, demos, reward_scale=self.cfg.reward_scale,
+                              gamma=self.cfg.gamma)
+            cols = demos.columns(self.device)
+            self._bc_data = (MinibatchEncoder(self.net, demos.steps, self.device), cols, torch.unique(cols["step"]))
+        return (coef, *self._bc_data)
 
     def train_update(self) -> dict[str, Any]:
         """Collect ``num_envs`` episodes, then run the MAPPO epochs; returns the metrics row."""
@@ -289,6 +363,7 @@ class Trainer:
         # minibatches of timesteps (batch_size of them), each with all its agents' decisions: a graph is
         # encoded once per epoch and serves every agent that decided on it
         decided = torch.unique(cols["step"])
+        bc = self._bc_term()
         for _ in range(cfg.epochs):
             perm = decided[torch.randperm(len(decided), generator=self.gen).to(self.device)]
             for i in range(0, len(perm), cfg.batch_size):
@@ -296,6 +371,13 @@ class Trainer:
                 mb = {key: v[idx] for key, v in cols.items()}
                 ctx = encode(mb["step"], mb["agent"])
                 loss, st = ppo_loss(self.net, ctx, mb, cfg.clip, cfg.value_coef, cfg.entropy_coef)
+                if bc is not None:  # the decaying cloning term on the expert's demonstrations
+                    coef, bc_encode, bc_cols, bc_steps = bc
+                    pick = torch.randint(len(bc_steps), (cfg.imitation.bc_batch,), generator=self.gen)
+                    bidx = torch.isin(bc_cols["step"], bc_steps[pick.to(bc_steps.device)]).nonzero().squeeze(1)
+                    bmb = {key: v[bidx] for key, v in bc_cols.items()}
+                    bc_part, _ = imitation.bc_loss(self.net, bc_encode(bmb["step"], bmb["agent"]), bmb, 0.0)
+                    loss = loss + coef * bc_part
                 self.opt.zero_grad()
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(self.net.parameters(), cfg.max_grad_norm)
@@ -321,7 +403,8 @@ class Trainer:
                "conflicts_lost": int(sum(e["conflicts_lost"] for e in eps)),
                "invalid_actions": int(sum(e["invalid_actions"] for e in eps)),
                "eval_mean_completion": self.last_eval if self.last_eval is not None else "",
-               "wall_s": round(self.wall, 2)}
+               "wall_s": round(self.wall, 2), "cpu_s": round(self.cpu, 2),
+               "bc_coef": bc[0] if bc is not None else 0.0}
         self._log(row)
         if self.update % cfg.checkpoint_every == 0:
             self._save()
@@ -344,6 +427,8 @@ class Trainer:
         """Train until ``total_steps`` (or the given update or wall-time budget); saves at the end."""
         t0 = time.perf_counter()
         done = 0
+        if self.cfg.init == "bc" and not self.cloned:
+            self.clone(None if max_seconds is None else t0 + max_seconds)
         while self.steps < self.cfg.total_steps:
             if max_updates is not None and done >= max_updates:
                 break
@@ -355,3 +440,11 @@ class Trainer:
                 on_update(row)
         if self.update % self.cfg.checkpoint_every:
             self._save()
+
+
+def _rewrite(path: Path, fields: list[str], rows: list[dict]) -> None:
+    """Write ``rows`` to the CSV ``path`` under the header ``fields`` (missing columns empty)."""
+    with path.open("w", newline="") as f:
+        w = csv.DictWriter(f, fields, restval="", extrasaction="ignore")
+        w.writeheader()
+        w.writerows(rows)
