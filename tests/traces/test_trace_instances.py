@@ -77,11 +77,21 @@ def test_arrivals_and_algorithms_validate(tmp_path, family, with_machines):
     if with_machines and family in ("hetero", "okita"):
         caps = sorted(s.capacity[0] for s in (inst.servers if family == "hetero" else inst.sites))
         assert set(caps) <= {8.0, 4.0, 2.0}  # GPU machines of the list only
+    learned = ("online", "vanilla_marl", "online_bc") if family == "tapfinger" else ()
+    ran = set()
     for name in api.algorithms(family):
-        if family == "tapfinger" and name in ("online", "vanilla_marl"):
-            continue  # the trained policies encode the paper's two task types (docs/families/tapfinger.md)
-        result = api.run(name, inst)
+        try:
+            result = api.run(name, inst)
+        except InputError as exc:
+            # a trained policy refuses, in one line naming the field, what its network cannot express: more
+            # task types than its one-hot (online, vanilla_marl), or clusters beyond its 16 x 16 grid (a
+            # machine list's 111-CPU nodes); docs/families/tapfinger.md
+            assert name in learned and exc.field in ("instance.task_types", "instance.clusters"), (name, exc)
+            continue
+        ran.add(name)
         assert api.validate(inst, result) == [], (family, name)
+    if learned and not with_machines and "online_bc" in api.algorithms(family):
+        assert "online_bc" in ran  # type profiles: it runs on the trace's binned types
 
 
 @pytest.mark.parametrize("family", ["edgecloud", "preemptive"])
