@@ -5,7 +5,7 @@ tests/test_cli_catalog.py fails when it differs from what the registry reports.
 
 FAMILIES = ('edgecloud', 'hetero', 'tapfinger', 'preemptive', 'okita')
 
-SOURCES_SHA256 = 'd3fd388bce07d7b439bb80ef9fc9af2b5a4c3654cd65b906f136f4961a89988b'
+SOURCES_SHA256 = 'dbbf4a80c4bd2f47930aed1500aca90a6b0e7a6116693569dfc1900a20009c7c'
 
 GUARDS = [{'algorithms': ['online', 'online_bc', 'vanilla_marl'],
   'family': 'tapfinger',

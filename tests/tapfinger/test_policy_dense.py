@@ -29,6 +29,8 @@ CFG = PolicyConfig(hidden=16, han_layers=2, han_heads=2, pointer_layers=1, point
 
 
 PAPER = CFG.model_copy(update={"actor_per_agent": True, "critic": "central"})
+#: the reduced_bc recipe's inputs: type profiles and the agent's index as a sixth cluster feature
+BC = CFG.model_copy(update={"task_features": "profile", "agent_index": True})
 
 
 def _pair(seed: int, cfg: PolicyConfig = CFG):
@@ -39,14 +41,14 @@ def _pair(seed: int, cfg: PolicyConfig = CFG):
     return pyg.eval(), dense.eval()
 
 
-def _steps(seed: int, clusters: int, n: int) -> list:
+def _steps(seed: int, clusters: int, n: int, cfg: PolicyConfig = CFG) -> list:
     """``n`` timesteps of a random-action episode (a mix of empty, small and crowded graphs)."""
     env = TapFingerEnv(generate("paper", seed=seed, clusters=clusters, jobs=12 * clusters, arrival_rate=3.0))
     obs, infos = env.reset(seed=seed)
     rng = np.random.default_rng(seed)
     out = []
     while env.agents and len(out) < n:
-        step = prepare(env, obs, infos, CFG)
+        step = prepare(env, obs, infos, cfg)
         out.append(step)
         acts = {a: none_action(env) for a in env.agents}
         for a in env.agents:
@@ -59,10 +61,10 @@ def _steps(seed: int, clusters: int, n: int) -> list:
     return out
 
 
-@pytest.mark.parametrize("seed,clusters,cfg", [(0, 3, CFG), (1, 6, CFG), (2, 2, CFG), (3, 6, PAPER)])
+@pytest.mark.parametrize("seed,clusters,cfg", [(0, 3, CFG), (1, 6, CFG), (2, 2, CFG), (3, 6, PAPER), (4, 6, BC)])
 def test_dense_han_equals_pyg_han_on_the_same_weights(seed, clusters, cfg):
     pyg, dense = _pair(seed, cfg)
-    for step in _steps(seed, clusters, 25):
+    for step in _steps(seed, clusters, 25, cfg):
         refs = [(0, n) for n in range(len(step.graph.cluster))]
         with torch.no_grad():
             a, b = pyg.encode([step], refs), dense.encode([step], refs)

@@ -56,13 +56,17 @@ class PolicyConfig(BaseModel):
     #: timesteps at its minimum and on a full cluster, `edgeopt.tapfinger.env.type_profile`: runs on any
     #: number of types, trace-driven instances included; the tapfinger architecture only)
     task_features: Literal["onehot", "profile"] = "onehot"
+    #: add the agent's index / max_clusters to its cluster node's features (ours, not in eq. 9): identical
+    #: clusters can then act by their order, as the ``greedy_ordered`` expert's agents claim tasks
+    agent_index: bool = False
     feature_scale: float = Field(16.0, gt=0)  # resource amounts are divided by it
     time_scale: float = Field(10.0, gt=0)  # elapsed and waiting times are divided by it
 
     @model_validator(mode="after")
     def _features_known(self) -> PolicyConfig:
-        if self.task_features == "profile" and self.architecture != "tapfinger":
-            raise ValueError("task_features 'profile' needs the tapfinger architecture (vanilla_marl stacks one-hots)")
+        if self.architecture != "tapfinger" and (self.task_features == "profile" or self.agent_index):
+            raise ValueError("task_features 'profile' and agent_index need the tapfinger architecture (vanilla_marl "
+                             "stacks its own features)")
         return self
 
     def key(self) -> str:

@@ -76,7 +76,7 @@ def packed(g: DenseBatch, pk: Packing) -> dict[str, torch.Tensor]:
 def stack(graphs: list[GraphArrays]) -> DenseBatch:
     """Pad and stack graphs (every type padded to at least one node, masked)."""
     B = len(graphs)
-    dims = feature_dims()
+    dims = {**feature_dims(), "cluster": graphs[0].cluster.shape[1]}  # agent_index widens the cluster's
     C = max(len(g.cluster) for g in graphs)
     R = max(1, max(len(g.running) for g in graphs))
     Q = max(1, max(len(g.pending) for g in graphs))

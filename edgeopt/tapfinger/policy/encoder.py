@@ -37,7 +37,7 @@ class HANEncoder(nn.Module):
         if backend not in BACKENDS:
             raise ValueError(f"unknown HAN backend {backend!r} (one of {BACKENDS})")
         self.backend = backend
-        self.proj = nn.ModuleDict({t: nn.Linear(d, H) for t, d in feature_dims().items()})
+        self.proj = nn.ModuleDict({t: nn.Linear(d, H) for t, d in feature_dims(cfg).items()})
         if backend == "pyg":
             from torch_geometric.nn import HANConv
 

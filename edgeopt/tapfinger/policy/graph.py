@@ -42,8 +42,10 @@ METADATA = (NODE_TYPES, EDGE_TYPES)
 TASK_TYPES = 2
 
 
-def feature_dims() -> dict[str, int]:
-    return {"cluster": 5, "running": 2 + TASK_TYPES + 2, "pending": 2 + TASK_TYPES + 1, "shortcut": 1}
+def feature_dims(cfg: PolicyConfig | None = None) -> dict[str, int]:
+    """Node feature widths (the cluster's grows by one with ``cfg.agent_index``)."""
+    cluster = 5 + int(cfg is not None and cfg.agent_index)
+    return {"cluster": cluster, "running": 2 + TASK_TYPES + 2, "pending": 2 + TASK_TYPES + 1, "shortcut": 1}
 
 
 @dataclasses.dataclass
@@ -95,7 +97,10 @@ def graph_arrays(entities: dict[str, np.ndarray], pending_tasks: list[list[int]]
     cap = entities["cluster_capacity"][:, :2].astype(np.float32)
     free = entities["cluster_free"][:, :2].astype(np.float32)
     N = len(cap)
-    cluster = np.concatenate([free / s, cap / s, entities["cluster_queue"][:, None] / P], axis=1)
+    parts = [free / s, cap / s, entities["cluster_queue"][:, None] / P]
+    if cfg.agent_index:  # the agent's index, for agents told apart by their order (not in eq. 9)
+        parts.append(np.arange(N, dtype=np.float32)[:, None] / cfg.max_clusters)
+    cluster = np.concatenate(parts, axis=1)
     running = np.concatenate([
         entities["running_alloc"][:, :2] / s, type_features(entities["running_type"], entities, cfg),
         entities["running_elapsed"][:, None] / ts, entities["running_progress"][:, None]], axis=1)
@@ -107,7 +112,7 @@ def graph_arrays(entities: dict[str, np.ndarray], pending_tasks: list[list[int]]
     for n, tasks in enumerate(pending_tasks):
         for k, j in enumerate(tasks[:P]):
             agent_pending[n, k] = row[int(j)]
-    dims = feature_dims()
+    dims = feature_dims(cfg)
 
     def f(a: np.ndarray, kind: str) -> np.ndarray:
         return np.asarray(a, np.float32).reshape(len(a), dims[kind])
