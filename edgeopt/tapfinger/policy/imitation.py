@@ -47,7 +47,7 @@ from edgeopt.tapfinger.env import TapFingerEnv
 from edgeopt.tapfinger.instance import Instance
 from edgeopt.tapfinger.loop import Decision
 from edgeopt.tapfinger.policy.config import PolicyConfig
-from edgeopt.tapfinger.policy.minibatch import MinibatchEncoder
+from edgeopt.tapfinger.policy.minibatch import MinibatchEncoder, epoch, rows_of
 from edgeopt.tapfinger.policy.model import StepInputs, check_env, decide_many, first_argmax, prepare
 from edgeopt.tapfinger.policy.runner import to_decision
 
@@ -199,17 +199,13 @@ def fit(net: torch.nn.Module, opt: torch.optim.Optimizer, demos: Demos, *, epoch
         return {}
     cols = demos.columns(device)
     encode = MinibatchEncoder(net, demos.steps, device)
-    decided = torch.unique(cols["step"])
     net.train()
     stats: list[dict[str, float]] = []
     for _ in range(epochs):
         stats = []
-        perm = decided[torch.randperm(len(decided), generator=gen).to(decided.device)]
-        for i in range(0, len(perm), batch_size):
+        for mb in epoch(cols, batch_size, gen):
             if deadline is not None and time.perf_counter() >= deadline:
                 break
-            idx = torch.isin(cols["step"], perm[i:i + batch_size]).nonzero().squeeze(1)
-            mb = {key: v[idx] for key, v in cols.items()}
             loss, st = bc_loss(net, encode(mb["step"], mb["agent"]), mb, value_coef)
             opt.zero_grad()
             loss.backward()
@@ -234,8 +230,7 @@ def agreement(net: torch.nn.Module, demos: Demos, device: torch.device | str = "
     decided = torch.unique(cols["step"])
     task_hits = both_hits = 0
     for i in range(0, len(decided), batch_size):
-        idx = torch.isin(cols["step"], decided[i:i + batch_size]).nonzero().squeeze(1)
-        mb = {key: v[idx] for key, v in cols.items()}
+        mb = rows_of(cols, decided[i:i + batch_size])
         ctx = encode(mb["step"], mb["agent"])
         tl = net.task_logits(ctx, mb["task_mask"])
         ok = mb["twins"][torch.arange(len(tl), device=tl.device), first_argmax(tl)]

@@ -1,8 +1,27 @@
-"""Encoding minibatches of stored timesteps, shared by MAPPO's update (`trainer`) and cloning (`imitation`)."""
+"""Minibatches of stored timesteps, shared by MAPPO's update (`trainer`) and cloning (`imitation`): which rows
+(one per deciding agent) belong to a set of timesteps, an epoch of them in a seeded random order, and their
+encoding by the network."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import torch
+
+
+def rows_of(cols: dict[str, torch.Tensor], steps: torch.Tensor) -> dict[str, torch.Tensor]:
+    """The rows of the columns ``cols`` whose timestep (``cols["step"]``) is one of ``steps``."""
+    idx = torch.isin(cols["step"], steps).nonzero().squeeze(1)
+    return {key: v[idx] for key, v in cols.items()}
+
+
+def epoch(cols: dict[str, torch.Tensor], batch_size: int, gen: torch.Generator) -> Iterator[dict[str, torch.Tensor]]:
+    """One pass over the columns: minibatches of ``batch_size`` timesteps, each with all its rows (a graph is
+    encoded once and serves every agent that decided on it), in an order drawn from ``gen``."""
+    decided = torch.unique(cols["step"])
+    perm = decided[torch.randperm(len(decided), generator=gen).to(decided.device)]
+    for i in range(0, len(perm), batch_size):
+        yield rows_of(cols, perm[i:i + batch_size])
 
 
 class MinibatchEncoder:

@@ -37,7 +37,7 @@ from edgeopt.tapfinger.policy import checkpoint, imitation
 from edgeopt.tapfinger.policy.config import TrainConfig
 from edgeopt.tapfinger.policy.conflict import allocation_kept
 from edgeopt.tapfinger.policy.mappo import gae, ppo_loss
-from edgeopt.tapfinger.policy.minibatch import MinibatchEncoder
+from edgeopt.tapfinger.policy.minibatch import MinibatchEncoder, epoch, rows_of
 from edgeopt.tapfinger.policy.model import build_model, decide_many
 from edgeopt.tapfinger.policy.runner import LearnedPolicy, torch_threads
 from edgeopt.tapfinger.policy.vecenv import EnvPool, LocalEnvs, choices
@@ -360,22 +360,15 @@ class Trainer:
         encode = MinibatchEncoder(self.net, steps, self.device)
         self.net.train()
         stats: list[dict] = []
-        # minibatches of timesteps (batch_size of them), each with all its agents' decisions: a graph is
-        # encoded once per epoch and serves every agent that decided on it
-        decided = torch.unique(cols["step"])
         bc = self._bc_term()
         for _ in range(cfg.epochs):
-            perm = decided[torch.randperm(len(decided), generator=self.gen).to(self.device)]
-            for i in range(0, len(perm), cfg.batch_size):
-                idx = torch.isin(cols["step"], perm[i:i + cfg.batch_size]).nonzero().squeeze(1)
-                mb = {key: v[idx] for key, v in cols.items()}
+            for mb in epoch(cols, cfg.batch_size, self.gen):
                 ctx = encode(mb["step"], mb["agent"])
                 loss, st = ppo_loss(self.net, ctx, mb, cfg.clip, cfg.value_coef, cfg.entropy_coef)
                 if bc is not None:  # the decaying cloning term on the expert's demonstrations
                     coef, bc_encode, bc_cols, bc_steps = bc
                     pick = torch.randint(len(bc_steps), (cfg.imitation.bc_batch,), generator=self.gen)
-                    bidx = torch.isin(bc_cols["step"], bc_steps[pick.to(bc_steps.device)]).nonzero().squeeze(1)
-                    bmb = {key: v[bidx] for key, v in bc_cols.items()}
+                    bmb = rows_of(bc_cols, bc_steps[pick.to(bc_steps.device)])
                     bc_part, _ = imitation.bc_loss(self.net, bc_encode(bmb["step"], bmb["agent"]), bmb, 0.0)
                     loss = loss + coef * bc_part
                 self.opt.zero_grad()
