@@ -262,16 +262,12 @@ class Trainer:
         checkpoint.save(self.out, self.net, self.cfg.policy, card, state)
 
     def _log(self, row: dict[str, Any], name: str = "metrics.csv", fields: list[str] = METRICS) -> None:
+        # the header is ours: a fresh run removed the file, and a resumed one rewrote it (`_restore`)
         path = self.out / name
         self.out.mkdir(parents=True, exist_ok=True)
-        if path.exists():
-            with path.open(newline="") as f:
-                header = next(csv.reader(f), [])
-            if header != fields:  # a run resumed from a version with other columns: the file gets ours
-                _rewrite(path, fields, list(csv.DictReader(path.open())))
         new = not path.exists()
         with path.open("a", newline="") as f:
-            w = csv.DictWriter(f, fields, restval="", extrasaction="ignore")
+            w = csv.DictWriter(f, fields, restval="")
             if new:
                 w.writeheader()
             w.writerow(row)
