@@ -33,7 +33,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from edgeopt.tapfinger.policy.graph import EDGE_TYPES, NODE_TYPES, GraphArrays, feature_dims
+from edgeopt.tapfinger.policy.graph import EDGE_TYPES, NODE_TYPES, GraphArrays
 
 
 @dataclasses.dataclass
@@ -76,7 +76,8 @@ def packed(g: DenseBatch, pk: Packing) -> dict[str, torch.Tensor]:
 def stack(graphs: list[GraphArrays]) -> DenseBatch:
     """Pad and stack graphs (every type padded to at least one node, masked)."""
     B = len(graphs)
-    dims = {**feature_dims(), "cluster": graphs[0].cluster.shape[1]}  # agent_index widens the cluster's
+    first = graphs[0]  # feature widths as the graphs were built (`graph.feature_dims` of their configuration)
+    dims = {"cluster": first.cluster.shape[1], "running": first.running.shape[1], "pending": first.pending.shape[1]}
     C = max(len(g.cluster) for g in graphs)
     R = max(1, max(len(g.running) for g in graphs))
     Q = max(1, max(len(g.pending) for g in graphs))
