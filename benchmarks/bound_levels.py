@@ -36,10 +36,17 @@ GPUS_PER_SERVER = {"edgecloud": 6.0, "hetero": 5.0, "tapfinger": 16.0}
 TRACE_OPTIONS = {"tapfinger": {"task_types": "two"}}
 
 
-def measure(family: str, jobs, week: int, time_limit: float) -> dict:
+def week_instance(family: str, jobs, week: int, **options):
+    """The ``family`` instance of ITP week ``week`` as cross_family.py builds it (``options`` override
+    ``TRACE_OPTIONS``)."""
     start = week * WEEK_S
-    inst = from_trace(family, jobs, window=(start, start + WEEK_S), cluster="cluster06", seed=0,
-                      servers=max(1, math.ceil(96 / GPUS_PER_SERVER[family])), **TRACE_OPTIONS.get(family, {}))
+    return from_trace(family, jobs, window=(start, start + WEEK_S), cluster="cluster06", seed=0,
+                      servers=max(1, math.ceil(96 / GPUS_PER_SERVER[family])),
+                      **{**TRACE_OPTIONS.get(family, {}), **options})
+
+
+def measure(family: str, jobs, week: int, time_limit: float) -> dict:
+    inst = week_instance(family, jobs, week)
     method = table(family, "LOWER_BOUNDS")["ti_lp"]
     c0 = time.process_time()
     res = compute_bound(family, method, inst, time_limit=time_limit)

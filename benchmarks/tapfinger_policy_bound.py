@@ -22,12 +22,15 @@ decision is wall and CPU milliseconds (graph building + network, all deciding ag
 from __future__ import annotations
 
 import json
-import math
 import sys
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import bound_levels  # the weeks and their instances, as cross_family.py builds them
+from bound_levels import WEEKS
 
 from edgeopt import api, traces
 from edgeopt.bench import benchmark_parser, result_path
@@ -35,11 +38,8 @@ from edgeopt.core import InputError
 from edgeopt.core.jsonio import write_json
 from edgeopt.core.lowerbound import check_certificate, compute_bound
 from edgeopt.tapfinger.policy.registry import LAST_INFERENCE, LAST_INFERENCE_CPU
-from edgeopt.traces.instances import from_trace
 from formulations import table
 
-WEEK_S = 7 * 86400.0
-WEEKS = {"quiet": 0, "typical": 2, "busiest": 4}  # as cross_family.py chooses them (bound_levels.py)
 ALGOS = ["online", "online_bc", "optimus", "optimus_np", "greedy", "greedy_ordered", "tiresias_np"]
 
 
@@ -47,9 +47,7 @@ PRESETS = {"paper": {}, "congested": {"arrival_rate": 4.0}}  # tapfinger_gap.py'
 
 
 def week_instance(week: int, types: str):
-    start = week * WEEK_S
-    return from_trace("tapfinger", traces.load_itp(), window=(start, start + WEEK_S), cluster="cluster06", seed=0,
-                      servers=math.ceil(96 / 16.0), task_types=types)
+    return bound_levels.week_instance("tapfinger", traces.load_itp(), week, task_types=types)
 
 
 def known_bounds(path: Path) -> dict[str, float]:

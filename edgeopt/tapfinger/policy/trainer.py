@@ -153,8 +153,8 @@ def validation_instances(cfg: TrainConfig) -> list[tuple[int, Instance]]:
 
 
 def evaluate(net: torch.nn.Module, cfg: TrainConfig) -> float:
-    """Mean completion time per task of the argmax policy on the validation seeds (first setting); an
-    unfinished task counts until the horizon."""
+    """Mean completion time per task of the argmax policy on `validation_instances`; an unfinished task
+    counts until the horizon."""
     vals = []
     for s, inst in validation_instances(cfg):
         env, _ = run_episode(inst, LearnedPolicy(net, cfg.policy), seed=s)
