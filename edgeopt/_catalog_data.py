@@ -5,7 +5,7 @@ tests/test_cli_catalog.py fails when it differs from what the registry reports.
 
 FAMILIES = ('edgecloud', 'hetero', 'tapfinger', 'preemptive', 'okita')
 
-SOURCES_SHA256 = 'dbbf4a80c4bd2f47930aed1500aca90a6b0e7a6116693569dfc1900a20009c7c'
+SOURCES_SHA256 = 'eedd833a19229b36b4cc6feb0e4aafbefcb6d1ef1f7178cb365c91988d2394ea'
 
 GUARDS = [{'algorithms': ['online', 'online_bc', 'vanilla_marl'],
   'family': 'tapfinger',
