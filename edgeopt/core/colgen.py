@@ -330,6 +330,10 @@ class ColumnGenerationResult:
     bucket: int = 1
     #: (bucket, certified L, seconds) of each level when finer buckets were tried (`column_generation`)
     levels: list[tuple[int, float, float]] = dataclasses.field(default_factory=list)
+    #: the last solved master LP's positive columns, (job, key, weight): a fractional schedule whose
+    #: per-job weights sum to 1 once no artificial column is left (`edgeopt.core.lporder` orders jobs by it).
+    #: Not part of the certificate; empty when the master was never solved.
+    primal: list[tuple[int, Any, float]] = dataclasses.field(default_factory=list)
 
 
 #: Finer buckets on long horizons: after column generation converges with buckets of B > 1 slots, and only
@@ -432,6 +436,8 @@ def _generate(rel: Any, B: int, *, deadline: Any, rel_tol: float, max_iterations
     lp_val: float | None = None
     columns, nnz, it, converged, reason = J, J, 0, False, "iteration limit"
     seen: set[tuple[int, Any]] = set()
+    order: list[tuple[int, Any]] = []  # the master's real columns, in the order they were added
+    primal: list[tuple[int, Any, float]] = []
 
     def entries(j: int, key: Any) -> tuple[float, np.ndarray, np.ndarray]:
         """Column (j, key): its cost and its master rows (job row, then bucket rows summed) and values."""
@@ -457,6 +463,7 @@ def _generate(rel: Any, B: int, *, deadline: Any, rel_tol: float, max_iterations
         h.addCols(len(costs), np.array(costs), np.zeros(len(costs)), np.full(len(costs), inf), starts[-1],
                   np.array(starts[:-1], np.int32), np.concatenate(idx).astype(np.int32), np.concatenate(vals))
         seen.update(batch)
+        order.extend(batch)
         columns += len(costs)
         nnz += starts[-1]
         return True
@@ -501,6 +508,8 @@ def _generate(rel: Any, B: int, *, deadline: Any, rel_tol: float, max_iterations
             reason = "master LP " + status
             break
         lp_val = float(h.getInfo().objective_function_value)
+        x = np.asarray(h.getSolution().col_value)[J:]
+        primal = [(*order[i], float(x[i])) for i in np.flatnonzero(x > 1e-9)]
         duals = np.maximum(0.0, -np.array(h.getSolution().row_dual[J:]).reshape(R, nb))
         pi_rmp = np.repeat(duals, widths, axis=1)
         if lp_val - best_val <= rel_tol * abs(lp_val):
@@ -515,4 +524,5 @@ def _generate(rel: Any, B: int, *, deadline: Any, rel_tol: float, max_iterations
             if final.value > best_val:
                 best_val, best_pi = final.value, pi_rmp
     return ColumnGenerationResult(best_val, best_pi, lp_val, it, columns, converged, reason,
-                                  time.perf_counter() - t_start, B), seen
+                                  time.perf_counter() - t_start, B, primal=primal), seen
+

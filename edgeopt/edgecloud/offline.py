@@ -98,7 +98,8 @@ def improve(instance: Instance, runs: dict[int, JobRun], sweeps: int) -> tuple[d
                  end=lambda run: run.end, sweeps=sweeps)
 
 
-def _total(instance: Instance, runs: dict[int, JobRun]) -> float:
+def total(instance: Instance, runs: dict[int, JobRun]) -> float:
+    """Total JCT sum_j (c_j - a_j) of the placed runs (the objective of MINLP (2) over them)."""
     return float(sum(run.end - instance.jobs[k].arrival for k, run in runs.items()))
 
 
@@ -122,10 +123,10 @@ def offline_fill(instance: Instance, *, seed: int = 0, repairs: int = 3, sweeps:
         variants = [(order, [j.id for j in _order(instance, order)],
                      lambda ids: fill(instance, [instance.jobs[k] for k in ids])) for order in ORDERS]
         out = best_of_passes(variants, lambda runs: improve(instance, runs, sweeps),
-                             lambda runs: _total(instance, runs), repairs)
+                             lambda runs: total(instance, runs), repairs)
     return finish(instance, "offline_fill", out.placed, el[0],
                   extra={"chosen": out.label, "passes": out.passes, "repairs": repairs, "sweeps": sweeps,
                          "moves": out.moves})
 
 
-__all__ = ["ORDERS", "fill", "improve", "offline_fill"]
+__all__ = ["ORDERS", "fill", "improve", "offline_fill", "total"]

@@ -20,6 +20,7 @@ from formulations.common import complete_hints
 from formulations.common import solve_cpsat as run_cpsat
 from formulations.edgecloud.cpsat import build_cpsat, extract_cpsat
 from formulations.edgecloud.data import prepare
+from formulations.edgecloud.lpfill import lp_guided_fill
 from formulations.edgecloud.schedule_io import to_schedule
 from formulations.edgecloud.start import hint_cpsat
 
@@ -100,5 +101,6 @@ def reoptimise(instance: Any, schedule: Any, free: Sequence[int], time_limit: fl
 
 
 def neighbourhood() -> Neighbourhood:
-    """The LNS plug-in (windows solved with the CP-SAT model)."""
-    return Neighbourhood(order=order, reoptimise=reoptimise, window=8, max_window=24)
+    """The LNS plug-in: windows solved with the CP-SAT model, and the LP-guided list schedule
+    (``lpfill.py``) as the rebuild tried first."""
+    return Neighbourhood(order=order, reoptimise=reoptimise, window=8, max_window=24, rebuild=lp_guided_fill)

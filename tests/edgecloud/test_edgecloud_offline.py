@@ -10,7 +10,7 @@ import pytest
 from edgeopt import api
 from edgeopt.core import InputError
 from edgeopt.edgecloud import FAMILY, generate
-from edgeopt.edgecloud.offline import ZERO, _order, _total, fill, improve
+from edgeopt.edgecloud.offline import ZERO, _order, fill, improve, total
 from edgeopt.edgecloud.schedule import Schedule
 from edgeopt.edgecloud.state import make_ledger
 from tests.reliability_helpers import PROOF_CLOCK
@@ -45,9 +45,9 @@ def test_sweeps_never_delay_a_job(preset, seed):
     swept, moves = improve(inst, runs, sweeps=3)
     assert set(swept) == set(runs)
     assert all(swept[k].end <= runs[k].end for k in runs)
-    assert _total(inst, swept) <= _total(inst, runs)
+    assert total(inst, swept) <= total(inst, runs)
     if moves:
-        assert _total(inst, swept) < _total(inst, runs)
+        assert total(inst, swept) < total(inst, runs)
     sched = Schedule(jobs=[swept[k] for k in sorted(swept)], rejected=[j.id for j in inst.jobs if j.id not in swept])
     assert FAMILY.validate(inst, sched) == []
 
