@@ -19,10 +19,12 @@ Nothing here is certified: the orders only steer heuristics whose schedules are 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+
+from edgeopt.core.listsched import ListOutcome, best_of_passes
 
 #: (label, which point of a column, alpha): alpha None is the weighted mean over the job's columns, else
 #: the point by which a share alpha of the job's weight has been reached (columns sorted by that point).
@@ -78,4 +80,51 @@ def lp_orders(rel: Any, primal: Sequence[tuple[int, Any, float]]) -> list[tuple[
     return out
 
 
-__all__ = ["LP_ORDERS", "column_spans", "lp_orders", "lp_times"]
+#: share of an LP-guided build's time the master LP may take (the orders' passes get the rest)
+LP_SHARE = 0.7
+
+
+#: the master's nonzeros when no size budget is given (the ``bound`` command's default)
+MASTER_NONZEROS = 2_000_000
+
+
+def lp_guided_passes(relax: Callable[[], Any], starting_nonzeros: int, deadline: Any,
+                     fill: Callable[[Sequence[int]], tuple[dict[int, Any], list[int]]],
+                     improve: Callable[[dict[int, Any]], tuple[dict[int, Any], int]],
+                     objective: Callable[[dict[int, Any]], float], *, ids: Sequence[int], repairs: int,
+                     max_nonzeros: int | None = None) -> ListOutcome | None:
+    """The best complete list schedule over the orders of `lp_orders`, or None.
+
+    ``relax()`` builds the family's time-indexed relaxation (under ``deadline``'s guard); its master LP
+    (`edgeopt.core.colgen.column_generation`, at most ``max_nonzeros``, default `MASTER_NONZEROS`) gets
+    `LP_SHARE` of the time left. Each order (job indices, mapped to the family's ids by ``ids``) then runs
+    through `edgeopt.core.listsched.best_of_passes` with the family's ``fill`` and ``improve`` while time is
+    left. None: the master's starting size (``starting_nonzeros``) is above ``max_nonzeros``, the deadline
+    passed before the first pricing pass ended, or no order placed every job.
+    """
+    from edgeopt.core.colgen import column_generation
+    from edgeopt.core.limits import BuildTimeLimit, Deadline
+
+    if max_nonzeros is not None and starting_nonzeros > max_nonzeros:
+        return None
+    try:
+        with deadline.guard("the LP-guided build's relaxation"):
+            rel = relax()
+        cg = column_generation(rel, deadline=Deadline(max(1e-3, LP_SHARE * deadline.remaining(floor=0.0))),
+                               max_nonzeros=max_nonzeros or MASTER_NONZEROS)
+    except BuildTimeLimit:
+        return None
+    best: tuple[float, ListOutcome] | None = None
+    for label, order in lp_orders(rel, cg.primal):
+        if deadline.expired():
+            break
+        out = best_of_passes([(label, [ids[j] for j in order], fill)], improve, objective, repairs)
+        if out.rejected:
+            continue
+        value = objective(out.placed)
+        if best is None or value < best[0]:
+            best = (value, out)
+    return None if best is None else best[1]
+
+
+__all__ = ["LP_ORDERS", "LP_SHARE", "MASTER_NONZEROS", "column_spans", "lp_guided_passes", "lp_orders", "lp_times"]

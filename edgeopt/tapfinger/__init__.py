@@ -6,7 +6,7 @@ allocation, one start per cluster per timestep, allocations fixed once decided. 
 `instance` (data model + generators), `progress` (progress models), `schedule` (schedule model,
 validator of (2)-(8), objective, plotting adapters), `env` (the PettingZoo multi-agent
 environment), `loop` (runs any policy through it), `baselines` (the paper's baselines and a
-greedy bar). The learned policy of the paper (HAN + pointer network + MAPPO) lives in `policy`
+greedy bar), `offline` (``offline_fill``, ours: an offline list scheduler, never a competitor). The learned policy of the paper (HAN + pointer network + MAPPO) lives in `policy`
 and is registered as ``online`` (with the ablation ``vanilla_marl``) when the ``rl`` extra is
 installed; without it ``ONLINE_PENDING`` says so.
 """
@@ -22,8 +22,8 @@ from edgeopt.tapfinger.spec import FAMILY
 ONLINE_PENDING: str | None = "the learned policy needs the rl extra: pip install -e '.[rl]'"
 
 
-# Importing the algorithm module registers the baselines (edgeopt.core.register).
-from edgeopt.tapfinger import baselines  # noqa: F401
+# Importing the algorithm modules registers the baselines and offline_fill (edgeopt.core.register).
+from edgeopt.tapfinger import baselines, offline  # noqa: F401
 from edgeopt.tapfinger.policy import registry as _policy_registry
 
 if _policy_registry.register_all():

@@ -1,0 +1,74 @@
+"""tapfinger ``offline_fill`` (ours, an offline list scheduler). It is a heuristic, so the tests check what it
+promises: valid complete schedules above the certified bound, each task at its earliest completion given the
+tasks before it (against brute force over every cluster, allocation and start, judged by the validator),
+sweeps that never delay a task, determinism and checked parameters."""
+
+from __future__ import annotations
+
+import pytest
+
+from edgeopt import api
+from edgeopt.core import InputError
+from edgeopt.tapfinger import FAMILY, generate
+from edgeopt.tapfinger.offline import Held, _order, fill, improve, to_schedule, total
+from tests.reliability_helpers import PROOF_CLOCK
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_valid_complete_and_above_the_certified_bound(seed):
+    inst = generate("small", seed=seed)
+    r = api.run("offline_fill", inst)
+    assert FAMILY.check_result(inst, r) == []
+    assert r.status.value == "feasible"
+    b = api.bound(inst, time_limit=PROOF_CLOCK)  # bounded by its iterations; the clock never cuts it short
+    assert b.bound <= r.objective + 1e-9
+
+
+def _brute_earliest(inst, placed, task):
+    """Least completion of ``task`` over every reachable cluster, Pareto allocation and start that the
+    validator accepts beside ``placed`` (None: none)."""
+    best = None
+    for n in task.reachable_clusters:
+        for alloc, d in inst.pareto_allocations(task.id, n):
+            for s in range(task.arrival, inst.horizon - d + 1):
+                trial = to_schedule(inst, {**placed, task.id: (n, s, s + d, alloc)})
+                if FAMILY.validate(inst, trial) == []:
+                    best = s + d if best is None else min(best, s + d)
+                    break  # later starts of this option complete later
+    return best
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_every_task_completes_as_early_as_brute_force_allows_given_the_tasks_before_it(seed):
+    inst = generate("small", seed=seed, jobs=8, noise=0.1)
+    held, placed = Held(inst), {}
+    for task in _order(inst, "arrival"):
+        run = held.earliest(task)
+        want = _brute_earliest(inst, placed, task)
+        assert (None if run is None else run[2]) == want
+        if run is not None:
+            held.change(run, 1)
+            placed[task.id] = run
+    assert FAMILY.validate(inst, to_schedule(inst, placed)) == []
+
+
+@pytest.mark.parametrize("preset,seed", [("small", 5), ("paper", 6)])
+def test_sweeps_never_delay_a_task(preset, seed):
+    inst = generate(preset, seed=seed)
+    runs, _ = fill(inst, _order(inst, "arrival"))
+    swept, moves = improve(inst, runs, sweeps=3)
+    assert set(swept) == set(runs)
+    assert all(swept[k][2] <= runs[k][2] for k in runs)
+    assert total(inst, swept) <= total(inst, runs)
+    if moves:
+        assert total(inst, swept) < total(inst, runs)
+    assert FAMILY.validate(inst, to_schedule(inst, swept)) == []
+
+
+def test_deterministic_and_checked_parameters():
+    inst = generate("small", seed=6)
+    a, b = api.run("offline_fill", inst), api.run("offline_fill", inst)
+    assert a.schedule == b.schedule and a.objective == b.objective
+    for bad in ({"repairs": -1}, {"sweeps": -1}):
+        with pytest.raises(InputError):
+            api.run("offline_fill", inst, **bad)
