@@ -60,6 +60,7 @@ from edgeopt.core.limits import ModelSize
 from edgeopt.core.lowerbound import BoundMethod
 from edgeopt.core.lpbound import UNIT_ROUNDOFF
 from edgeopt.okita.placement import max_workers
+from formulations.okita import kernels
 from formulations.okita.bounds import latency_bound, worker_limits
 
 #: PS-site floor: most completion lengths L computed per job past the shortest (0, a valid floor, beyond),
@@ -67,6 +68,9 @@ from formulations.okita.bounds import latency_bound, worker_limits
 FLOOR_SPAN = 48
 FLOOR_STEPS = 60
 FLOOR_MAX_SITES = 200
+#: run the floor's subgradient loop in numpy (the reference) instead of the compiled kernels of
+#: ``kernels.py``, which give bitwise the same floor (tests compare them)
+REFERENCE = False
 
 
 def site_costs(q: np.ndarray, chunk_mb: float, exchange_per_chunk_mb: float) -> np.ndarray:
@@ -101,15 +105,24 @@ def ps_site_floor(chunks: np.ndarray, h: np.ndarray, lengths: np.ndarray) -> np.
     scale = float(c[c > 0].mean()) if (c > 0).any() else 1.0
     best = np.full(n, -np.inf)
     err_unit = 4.0 * _gamma(2 * c.shape[1] + c.shape[0] + 8)
+    within = np.arange(c.shape[1])[None, :] < Ls[:, None]  # [L, site]: the first L places of a site order
     for step in range(FLOOR_STEPS):
-        red = np.minimum(0.0, c[None, :, :] - lam[:, :, None])  # [L, origin, site]
-        rho = red.sum(axis=1)  # [L, site]
-        rank = np.argsort(np.argsort(rho, axis=1, kind="stable"), axis=1, kind="stable")
-        opened = rank < Ls[:, None]
+        if REFERENCE:
+            red = np.minimum(0.0, c[None, :, :] - lam[:, :, None])  # [L, origin, site]
+            rho = red.sum(axis=1)  # [L, site]
+            rank = np.argsort(np.argsort(rho, axis=1, kind="stable"), axis=1, kind="stable")
+            opened = rank < Ls[:, None]
+        else:  # the same numbers (kernels.py); the L cheapest sites by one stable sort instead of ranks
+            rho = kernels.reduced_sums(c, lam)
+            opened = np.zeros(rho.shape, dtype=bool)
+            np.put_along_axis(opened, np.argsort(rho, axis=1, kind="stable"), within, axis=1)
         value = lam.sum(axis=1) + np.where(opened, rho, 0.0).sum(axis=1)
         margin = err_unit * (np.abs(lam).sum(axis=1) * (1 + c.shape[1]) + np.abs(c).sum())
         best = np.maximum(best, value - margin)
-        assigned = (opened[:, None, :] & (c[None, :, :] < lam[:, :, None])).sum(axis=2)
+        if REFERENCE:
+            assigned = (opened[:, None, :] & (c[None, :, :] < lam[:, :, None])).sum(axis=2)
+        else:
+            assigned = kernels.assigned_counts(c, lam, opened)
         g = 1.0 - assigned
         norm = np.sqrt((g * g).sum(axis=1, keepdims=True))
         lam = lam + 2.0 * scale * (0.95 ** step) * g / np.maximum(norm, 1.0)

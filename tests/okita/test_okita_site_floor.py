@@ -59,3 +59,34 @@ def test_each_job_pays_at_least_latency_plus_its_site_floor(preset: str, options
             assert parts["latency"] + parts["transfer"] + parts["exchange"] >= floor - 1e-9 * max(1.0, floor), name
             checked += 1
     assert checked > 0
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_compiled_floor_is_bitwise_the_numpy_reference(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`formulations.okita.kernels` repeats the reference's operations in its order: the same floor to the
+    last bit, so bounds and certificates do not depend on which path ran."""
+    from formulations.okita import lpbound
+
+    rng = np.random.default_rng(100 + seed)
+    S = int(rng.integers(2, 40))
+    chunks = rng.integers(0, 5, S).astype(float)
+    h = rng.exponential(1.0, (S, S))
+    np.fill_diagonal(h, 0.0)
+    lengths = np.arange(1, int(rng.integers(2, 30)))
+    monkeypatch.setattr(lpbound, "REFERENCE", True)
+    reference = ps_site_floor(chunks, h, lengths)
+    monkeypatch.setattr(lpbound, "REFERENCE", False)
+    assert np.array_equal(ps_site_floor(chunks, h, lengths), reference)
+
+
+def test_compiled_floor_gives_the_same_relaxation_on_the_paper_generator(monkeypatch: pytest.MonkeyPatch) -> None:
+    from formulations.okita import lpbound
+
+    inst = api.generate("okita", "paper", seed=3, jobs=6)
+    monkeypatch.setattr(lpbound, "REFERENCE", True)
+    reference = WorkerRelaxation(inst)
+    monkeypatch.setattr(lpbound, "REFERENCE", False)
+    fast = WorkerRelaxation(inst)
+    assert any(f.any() for f in reference.site_floor)  # the floor is in play
+    assert all(np.array_equal(a, b) for a, b in zip(fast.site_floor, reference.site_floor, strict=True))
+    assert fast.fingerprint() == reference.fingerprint()
