@@ -12,7 +12,7 @@ A column's start is the first slot it occupies and its end one past the last (re
 entries, so it holds for every family's relaxation). `LP_ORDERS` are the points tried; which is best
 depends on the instance, so a caller tries each and keeps the best schedule. On edgecloud's
 ``paper_compact`` preset (seed 0) the offline list scheduler's best fixed order gave 21,413 and these
-orders 18,714-19,873 (best: the start's 0.5-point).
+orders 18,693-19,927 (best: the start's 0.5-point; `formulations/edgecloud/lpfill.py`).
 
 Nothing here is certified: the orders only steer heuristics whose schedules are validated.
 """
@@ -24,6 +24,8 @@ from typing import Any
 
 import numpy as np
 
+from edgeopt.core.colgen import column_generation
+from edgeopt.core.limits import BuildTimeLimit, Deadline
 from edgeopt.core.listsched import ListOutcome, best_of_passes
 
 #: (label, which point of a column, alpha): alpha None is the weighted mean over the job's columns, else
@@ -82,8 +84,6 @@ def lp_orders(rel: Any, primal: Sequence[tuple[int, Any, float]]) -> list[tuple[
 
 #: share of an LP-guided build's time the master LP may take (the orders' passes get the rest)
 LP_SHARE = 0.7
-
-
 #: the master's nonzeros when no size budget is given (the ``bound`` command's default)
 MASTER_NONZEROS = 2_000_000
 
@@ -102,9 +102,6 @@ def lp_guided_passes(relax: Callable[[], Any], starting_nonzeros: int, deadline:
     left. None: the master's starting size (``starting_nonzeros``) is above ``max_nonzeros``, the deadline
     passed before the first pricing pass ended, or no order placed every job.
     """
-    from edgeopt.core.colgen import column_generation
-    from edgeopt.core.limits import BuildTimeLimit, Deadline
-
     if max_nonzeros is not None and starting_nonzeros > max_nonzeros:
         return None
     try:
