@@ -29,11 +29,11 @@ from edgeopt.core.lowerbound import check_certificate, compute_bound
 from edgeopt.traces.instances import from_trace
 from formulations import table
 
-WEEK_S = 7 * 86400.0
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+# cross_family.py's own tables (mean GPUs per server of each family's draw, tapfinger's two task types)
+from cross_family import GPUS_PER_SERVER, TRACE_OPTIONS, WEEK_S
+
 WEEKS = {"quiet": 0, "typical": 2, "busiest": 4}
-#: as cross_family.py: mean GPUs per server of each family's draw, and tapfinger's two task types
-GPUS_PER_SERVER = {"edgecloud": 6.0, "hetero": 5.0, "tapfinger": 16.0}
-TRACE_OPTIONS = {"tapfinger": {"task_types": "two"}}
 
 
 def week_instance(family: str, jobs, week: int, **options):
