@@ -508,9 +508,10 @@ def _generate(rel: Any, B: int, *, deadline: Any, rel_tol: float, max_iterations
             reason = "master LP " + status
             break
         lp_val = float(h.getInfo().objective_function_value)
-        x = np.asarray(h.getSolution().col_value)[J:]
+        sol = h.getSolution()  # one copy of the solution for the columns and the duals
+        x = np.asarray(sol.col_value)[J:]
         primal = [(*order[i], float(x[i])) for i in np.flatnonzero(x > 1e-9)]
-        duals = np.maximum(0.0, -np.array(h.getSolution().row_dual[J:]).reshape(R, nb))
+        duals = np.maximum(0.0, -np.array(sol.row_dual[J:]).reshape(R, nb))
         pi_rmp = np.repeat(duals, widths, axis=1)
         if lp_val - best_val <= rel_tol * abs(lp_val):
             converged, reason = True, "gap below tolerance"
