@@ -5,7 +5,7 @@ tests/test_cli_catalog.py fails when it differs from what the registry reports.
 
 FAMILIES = ('edgecloud', 'hetero', 'tapfinger', 'preemptive', 'okita')
 
-SOURCES_SHA256 = '8d101010317cda0943a2e8377c07451f25713be5870cba503d2e0621dabacc5b'
+SOURCES_SHA256 = '388ccca5e7c9a4f99fff81434ce7cb34db7f07bc5960bef2df191af6c530525a'
 
 GUARDS = [{'algorithms': ['online', 'online_bc', 'vanilla_marl'],
   'family': 'tapfinger',

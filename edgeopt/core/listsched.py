@@ -21,6 +21,8 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from edgeopt.core.errors import InputError
+
 Placed = dict[int, Any]
 Fill = Callable[[Sequence[int]], tuple[Placed, list[int]]]
 
@@ -34,6 +36,14 @@ class ListOutcome:
     label: str
     moves: int
     passes: list[dict[str, Any]]
+
+
+def check_counts(**counts: int) -> None:
+    """`InputError` naming the first of ``counts`` (e.g. ``repairs=``, ``sweeps=``) that is negative: the
+    check every family's ``offline_fill`` makes before its passes, also when called directly."""
+    for name, value in counts.items():
+        if value < 0:
+            raise InputError(name, f"must be >= 0, got {value}")
 
 
 def best_of_passes(variants: Sequence[tuple[str, Sequence[int], Fill]],

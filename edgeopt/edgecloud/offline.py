@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from edgeopt.core import CapacityLedger, Result, register, stopwatch
-from edgeopt.core.listsched import best_of_passes, sweep
+from edgeopt.core.listsched import best_of_passes, check_counts, sweep
 from edgeopt.edgecloud.instance import Instance, Job, durations
 from edgeopt.edgecloud.online import Prices, WindowCache, best_option, finish, place
 from edgeopt.edgecloud.schedule import JobRun
@@ -114,11 +114,7 @@ def offline_fill(instance: Instance, *, seed: int = 0, repairs: int = 3, sweeps:
         repairs: how many times each pass is repeated with its rejected jobs moved to the front.
         sweeps: at most this many improvement sweeps (each job re-placed at its earliest completion with the others fixed).
     """
-    from edgeopt.core import InputError
-
-    for name, value in (("repairs", repairs), ("sweeps", sweeps)):
-        if value < 0:
-            raise InputError(name, f"must be >= 0, got {value}")
+    check_counts(repairs=repairs, sweeps=sweeps)
     with stopwatch() as el:
         variants = [(order, [j.id for j in _order(instance, order)],
                      lambda ids: fill(instance, [instance.jobs[k] for k in ids])) for order in ORDERS]

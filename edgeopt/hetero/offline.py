@@ -44,7 +44,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from edgeopt.core import Result, register, stopwatch
-from edgeopt.core.listsched import best_of_passes, sweep
+from edgeopt.core.listsched import best_of_passes, check_counts, sweep
 from edgeopt.hetero.instance import Instance, Job
 from edgeopt.hetero.mincost import Configs, Placement, PricedWindow, check_search_size, job_configs, search
 from edgeopt.hetero.schedule import Schedule
@@ -146,10 +146,7 @@ def offline_fill(instance: Instance, *, seed: int = 0, repairs: int = 3, sweeps:
         repairs: how many times each pass is repeated with its rejected jobs moved to the front.
         sweeps: at most this many improvement sweeps over the chosen pass (each job re-placed at its earliest completion with the others fixed).
     """
-    from edgeopt.core import InputError
-    for name, value in (("repairs", repairs), ("sweeps", sweeps)):
-        if value < 0:
-            raise InputError(name, f"must be >= 0, got {value}")
+    check_counts(repairs=repairs, sweeps=sweeps)
     with stopwatch() as el:
         configs = {j.id: job_configs(instance, j) for j in instance.jobs}
 

@@ -30,8 +30,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from edgeopt.core import InputError, Result, register, stopwatch
-from edgeopt.core.listsched import best_of_passes, sweep
+from edgeopt.core import Result, register, stopwatch
+from edgeopt.core.listsched import best_of_passes, check_counts, sweep
 from edgeopt.tapfinger.instance import Instance, Task
 from edgeopt.tapfinger.schedule import Placement, Schedule
 from edgeopt.tapfinger.spec import FAMILY
@@ -145,9 +145,7 @@ def offline_fill(instance: Instance, *, seed: int = 0, repairs: int = 3, sweeps:
         repairs: how many times each pass is repeated with its rejected tasks moved to the front.
         sweeps: at most this many improvement sweeps (each task re-placed at its earliest completion with the others fixed).
     """
-    for name, value in (("repairs", repairs), ("sweeps", sweeps)):
-        if value < 0:
-            raise InputError(f"param.{name}", f"must be >= 0, got {value}")
+    check_counts(repairs=repairs, sweeps=sweeps)
     with stopwatch() as el:
         variants = [(order, [t.id for t in _order(instance, order)],
                      lambda ids: fill(instance, [instance.tasks[k] for k in ids])) for order in ORDERS]
