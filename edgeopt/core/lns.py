@@ -83,6 +83,12 @@ class Neighbourhood:
     #: the rebuild replaces the start only when better by at least this fraction of the start's objective:
     #: its schedule is another basin, which the windows may improve less than the start's
     rebuild_margin: float = 0.0
+    #: ``(instance, schedule, deadline) -> schedule or None``: a local search from the incumbent by the family's
+    #: own constructive method (e.g. hetero's ruin and recreate), run once after the polish within at most
+    #: ``local_share`` of the time left, before the windows; None when it found nothing better. Checked and kept
+    #: like any neighbour.
+    local: Callable[[Any, Any, Deadline], Any | None] | None = None
+    local_share: float = 0.5
 
 
 #: Most of the time left that a neighbourhood's ``rebuild`` may take (the windows get the rest).
@@ -106,6 +112,8 @@ class SearchLog:
     #: "no schedule" (not finished, or refused by the size budget); None: no rebuild tried. Not counted in
     #: ``iterations`` (windows and the polish).
     rebuild: str | None = None
+    #: what the neighbourhood's ``local`` search gave: "kept", "not better" or "no schedule"; None: not run
+    local: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         out = {"iterations": self.iterations, "improvements": self.improvements,
@@ -118,6 +126,8 @@ class SearchLog:
             out["stop"] = self.stop
         if self.rebuild is not None:
             out["rebuild"] = self.rebuild
+        if self.local is not None:
+            out["local"] = self.local
         return out
 
 
@@ -197,6 +207,12 @@ def search(spec: FamilySpec, instance: Any, schedule: Any, hood: Neighbourhood, 
         if polished is not None:  # None: nothing to polish
             log.iterations += 1
             offer(polished)
+    if hood.local is not None and not meets(lower, best_obj) and deadline.remaining(floor=0.0) >= min_sub_limit:
+        found = hood.local(instance, best, Deadline(max(1e-3, hood.local_share * deadline.remaining(floor=0.0))))
+        if found is None:
+            log.local = "no schedule"
+        else:
+            log.local = "kept" if offer(found) else "not better"
     size = max(1, hood.window)
     pos = 0
     idle_passes = 0

@@ -268,3 +268,39 @@ def test_search_takes_a_better_rebuild_within_its_share_of_the_time() -> None:
         hood = dataclasses.replace(no_windows, rebuild=lambda i, d: sched, rebuild_margin=margin)
         best, obj, log = search(spec, inst, later, hood, deadline=Deadline(100.0), min_sub_limit=0.0)
         assert log.rebuild == verdict and (best is sched) == (verdict == "kept")
+
+
+def test_search_runs_a_local_search_after_the_polish_within_its_share_and_keeps_it_only_when_better() -> None:
+    """A neighbourhood's ``local`` search starts from the incumbent (after the polish), gets at most
+    ``local_share`` of the time left, and is kept like any neighbour: only when valid, complete and better."""
+    inst, ws, sched = _warm("hetero", 1, "fifo")
+    spec = api.family_of(inst)
+    later, overfull = _later_and_overfull(sched)
+    no_windows = Neighbourhood(order=lambda i, s: [], reoptimise=lambda i, s, free, limit: SubSolve(None, False))
+    for offered, verdict in ((later, "not better"), (overfull, "not better"), (None, "no schedule")):
+        hood = dataclasses.replace(no_windows, local=lambda i, s, d, o=offered: o)
+        best, obj, log = search(spec, inst, sched, hood, deadline=Deadline(100.0), min_sub_limit=0.0)
+        assert best is sched and obj == pytest.approx(ws.objective) and log.improvements == 0
+        assert log.local == verdict and log.as_dict()["local"] == verdict
+    given = []
+
+    def local(i, s, d):
+        given.append((s, d.remaining(floor=0.0)))
+        return sched
+
+    hood = dataclasses.replace(no_windows, local=local, local_share=0.3)
+    best, obj, log = search(spec, inst, later, hood, deadline=Deadline(100.0), min_sub_limit=0.0)
+    assert best is sched and log.local == "kept" and log.improvements == 1
+    assert len(given) == 1 and given[0][0] is later and 0.0 < given[0][1] <= 0.3 * 100.0
+    # it starts from what the polish made the incumbent
+    hood = dataclasses.replace(no_windows, polish=lambda i, s: sched, local=lambda i, s, d: given.append(s))
+    best, obj, log = search(spec, inst, later, hood, deadline=Deadline(100.0), min_sub_limit=0.0)
+    assert given[-1] is sched and best is sched and log.local == "no schedule"
+    assert "local" not in search(spec, inst, sched, no_windows, deadline=Deadline(1.0), min_sub_limit=0.0)[2].as_dict()
+
+
+def test_hetero_lns_runs_ruin_and_recreate_before_its_windows() -> None:
+    from formulations.hetero.lns import LOCAL_SHARE, neighbourhood, recreate
+
+    hood = neighbourhood()
+    assert hood.local is recreate and 0.0 < hood.local_share == LOCAL_SHARE < 1.0
