@@ -5,7 +5,7 @@ tests/test_cli_catalog.py fails when it differs from what the registry reports.
 
 FAMILIES = ('edgecloud', 'hetero', 'tapfinger', 'preemptive', 'okita')
 
-SOURCES_SHA256 = '388ccca5e7c9a4f99fff81434ce7cb34db7f07bc5960bef2df191af6c530525a'
+SOURCES_SHA256 = '9f930180112986901a0b2ddd611b16c51d311b05097785542f417b61237c7b3a'
 
 GUARDS = [{'algorithms': ['online', 'online_bc', 'vanilla_marl'],
   'family': 'tapfinger',

@@ -28,10 +28,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from edgeopt.core import CapacityLedger, Result, register, stopwatch
-from edgeopt.core.listsched import best_of_passes, check_counts, sweep
+from edgeopt.core.listsched import (
+    MAX_RUIN_ITERATIONS,
+    RuinLog,
+    best_of_passes,
+    check_counts,
+    ruin_recreate,
+    sweep,
+)
 from edgeopt.edgecloud.instance import Instance, Job, durations
 from edgeopt.edgecloud.online import Prices, WindowCache, best_option, finish, place
-from edgeopt.edgecloud.schedule import JobRun
+from edgeopt.edgecloud.schedule import JobRun, Schedule
 from edgeopt.edgecloud.state import make_ledger, reserve_run
 
 ORDERS = ("spt", "slack", "arrival")
@@ -98,6 +105,34 @@ def improve(instance: Instance, runs: dict[int, JobRun], sweeps: int) -> tuple[d
                  end=lambda run: run.end, sweeps=sweeps)
 
 
+def recreate(instance: Instance, schedule: Schedule, deadline, *, seed: int = 0, size: int = 12,
+             max_iterations: int = MAX_RUIN_ITERATIONS) -> tuple[Schedule | None, RuinLog]:
+    """``schedule`` improved by ruin and recreate (`edgeopt.core.listsched.ruin_recreate`) until ``deadline``:
+    a dozen jobs that run near one another are taken out together and placed again one by one at their
+    earliest completion (the search of `fill`, shortest possible run first, perturbed). A move is kept only
+    when the total JCT falls. Returns (the schedule, or None when nothing improved or the schedule is not one
+    this search can take: it rejects jobs or has preemptive segments; the log)."""
+    if (schedule.rejected or schedule.preemptive or any(r.segments for r in schedule.jobs)
+            or len(schedule.jobs) < 2 or sorted(r.job for r in schedule.jobs) != [j.id for j in instance.jobs]):
+        return None, RuinLog()
+    ledger = make_ledger(instance)
+    cache = WindowCache(instance, ledger, ZERO, 0, instance.horizon)
+    runs = {r.job: r for r in schedule.jobs}
+    for k, run in runs.items():
+        _reserve(instance, ledger, cache, instance.jobs[k], run, 1)
+    shortest = {k: _shortest(instance, instance.jobs[k]) for k in runs}
+    runs, log = ruin_recreate(
+        runs, take_out=lambda k, run: _reserve(instance, ledger, cache, instance.jobs[k], run, -1),
+        earliest=lambda k: _earliest(instance, instance.jobs[k], ledger, cache),
+        put=lambda k, run: _reserve(instance, ledger, cache, instance.jobs[k], run, 1),
+        start=lambda run: run.start, end=lambda run: run.end, cost=lambda k, run: float(run.end),
+        urgency=lambda k: 1.0 / max(1, shortest[k]), deadline=deadline, seed=seed, size=size,
+        max_iterations=max_iterations)
+    if not log.accepted:
+        return None, log
+    return Schedule(jobs=[runs[k] for k in sorted(runs)], rejected=[]), log
+
+
 def total(instance: Instance, runs: dict[int, JobRun]) -> float:
     """Total JCT sum_j (c_j - a_j) of the placed runs (the objective of MINLP (2) over them)."""
     return float(sum(run.end - instance.jobs[k].arrival for k, run in runs.items()))
@@ -125,4 +160,4 @@ def offline_fill(instance: Instance, *, seed: int = 0, repairs: int = 3, sweeps:
                          "moves": out.moves})
 
 
-__all__ = ["ORDERS", "fill", "improve", "offline_fill", "total"]
+__all__ = ["ORDERS", "fill", "improve", "offline_fill", "recreate", "total"]

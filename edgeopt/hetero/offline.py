@@ -44,7 +44,14 @@ from collections.abc import Sequence
 import numpy as np
 
 from edgeopt.core import Result, register, stopwatch
-from edgeopt.core.listsched import best_of_passes, check_counts, sweep
+from edgeopt.core.listsched import (
+    MAX_RUIN_ITERATIONS,
+    RuinLog,
+    best_of_passes,
+    check_counts,
+    ruin_recreate,
+    sweep,
+)
 from edgeopt.hetero.instance import Instance, Job
 from edgeopt.hetero.mincost import Configs, Placement, PricedWindow, check_search_size, job_configs, search
 from edgeopt.hetero.schedule import Schedule
@@ -131,6 +138,33 @@ def improve(instance: Instance, placed: dict[int, Placement], configs: dict[int,
                  put=lambda k, pl: held.change(pl, 1), end=lambda pl: pl.end, sweeps=sweeps)
 
 
+def recreate(instance: Instance, schedule: Schedule, deadline, *, seed: int = 0, size: int = 12,
+             max_iterations: int = MAX_RUIN_ITERATIONS) -> tuple[Schedule | None, RuinLog]:
+    """``schedule`` improved by ruin and recreate (`edgeopt.core.listsched.ruin_recreate`) until ``deadline``:
+    a dozen jobs that run near one another are taken out together and placed again one by one at their earliest
+    completion by the search `offline_fill` uses (most urgent first: w_j over the job's shortest duration,
+    perturbed). A move is kept only when the total weighted completion time falls. Returns (the schedule, or
+    None when nothing improved or the schedule is not one this search can take: it rejects jobs or has
+    preemptive segments; the log)."""
+    if schedule.rejected or any(js.segments for js in schedule.jobs) or len(schedule.jobs) < 2:
+        return None, RuinLog()
+    configs = {js.job: job_configs(instance, instance.jobs[js.job]) for js in schedule.jobs}
+    shortest = {k: (int(c.d.min()) if len(c) else instance.horizon) for k, c in configs.items()}
+    placed = {js.job: Placement(js.job, js.start, js.duration, js.worker_type, js.ps_type, js.colocated,
+                                dict(js.workers), dict(js.ps), 0.0) for js in schedule.jobs}
+    held = _Held(instance, "completion")
+    for pl in placed.values():
+        held.change(pl, 1)
+    placed, log = ruin_recreate(
+        placed, take_out=lambda k, pl: held.change(pl, -1), earliest=lambda k: held.best(instance.jobs[k], configs[k]),
+        put=lambda k, pl: held.change(pl, 1), start=lambda pl: pl.start, end=lambda pl: pl.end,
+        cost=lambda k, pl: instance.jobs[k].weight * pl.end, urgency=lambda k: instance.jobs[k].weight / shortest[k],
+        deadline=deadline, seed=seed, size=size, max_iterations=max_iterations)
+    if not log.accepted:
+        return None, log
+    return Schedule(jobs=[placed[k].to_schedule() for k in sorted(placed)], rejected=[]), log
+
+
 def _objective(instance: Instance, placed: dict[int, Placement]) -> float:
     return float(sum(instance.jobs[k].weight * pl.end for k, pl in placed.items()))
 
@@ -162,4 +196,4 @@ def offline_fill(instance: Instance, *, seed: int = 0, repairs: int = 3, sweeps:
     return FAMILY.algorithm_result(instance, "offline_fill", sched, el[0], rejected=out.rejected, extra=extra)
 
 
-__all__ = ["ORDERS", "RULES", "fill", "offline_fill"]
+__all__ = ["ORDERS", "RULES", "fill", "offline_fill", "recreate"]

@@ -31,7 +31,14 @@ from collections.abc import Sequence
 import numpy as np
 
 from edgeopt.core import Result, register, stopwatch
-from edgeopt.core.listsched import best_of_passes, check_counts, sweep
+from edgeopt.core.listsched import (
+    MAX_RUIN_ITERATIONS,
+    RuinLog,
+    best_of_passes,
+    check_counts,
+    ruin_recreate,
+    sweep,
+)
 from edgeopt.tapfinger.instance import Instance, Task
 from edgeopt.tapfinger.schedule import Placement, Schedule
 from edgeopt.tapfinger.spec import FAMILY
@@ -122,6 +129,31 @@ def improve(instance: Instance, runs: dict[int, Run], sweeps: int) -> tuple[dict
                  put=lambda k, run: held.change(run, 1), end=lambda run: run[2], sweeps=sweeps)
 
 
+def recreate(instance: Instance, schedule: Schedule, deadline, *, seed: int = 0, size: int = 12,
+             max_iterations: int = MAX_RUIN_ITERATIONS) -> tuple[Schedule | None, RuinLog]:
+    """``schedule`` improved by ruin and recreate (`edgeopt.core.listsched.ruin_recreate`) until ``deadline``:
+    a dozen tasks that run near one another are taken out together and placed again one by one at their
+    earliest completion (`Held.earliest`, shortest possible run first, perturbed). A move is kept only when
+    the total completion time falls. Returns (the schedule, or None when nothing improved or the schedule
+    leaves tasks out; the log)."""
+    if len(schedule.placements) != len(instance.tasks) or len(instance.tasks) < 2:
+        return None, RuinLog()
+    runs = {int(p.task): (int(p.cluster), int(p.start), int(p.end), tuple(int(p.allocation[r]) for r in instance.resources))
+            for p in schedule.placements}
+    if sorted(runs) != [t.id for t in instance.tasks]:
+        return None, RuinLog()
+    held = Held(instance)
+    for run in runs.values():
+        held.change(run, 1)
+    shortest = {k: _shortest(instance, instance.tasks[k]) for k in runs}
+    runs, log = ruin_recreate(
+        runs, take_out=lambda k, run: held.change(run, -1), earliest=lambda k: held.earliest(instance.tasks[k]),
+        put=lambda k, run: held.change(run, 1), start=lambda run: run[1], end=lambda run: run[2],
+        cost=lambda k, run: float(run[2]), urgency=lambda k: 1.0 / shortest[k], deadline=deadline, seed=seed,
+        size=size, max_iterations=max_iterations)
+    return (to_schedule(instance, runs) if log.accepted else None), log
+
+
 def total(instance: Instance, runs: dict[int, Run]) -> float:
     """Total completion time sum_j (end_j - t_hat_j) of the placed runs."""
     return float(sum(run[2] - instance.tasks[k].arrival for k, run in runs.items()))
@@ -157,4 +189,4 @@ def offline_fill(instance: Instance, *, seed: int = 0, repairs: int = 3, sweeps:
                                           "sweeps": sweeps, "moves": out.moves})
 
 
-__all__ = ["ORDERS", "Held", "fill", "improve", "offline_fill", "to_schedule", "total"]
+__all__ = ["ORDERS", "Held", "fill", "improve", "offline_fill", "recreate", "to_schedule", "total"]

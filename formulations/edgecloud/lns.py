@@ -28,6 +28,8 @@ from formulations.edgecloud.start import hint_cpsat
 #: 200 other jobs' runs as fixed intervals) presolve took about 3.4 s of a 5 s limit, and the search
 #: from the hint without it found a window objective of 363 where the default stopped at 483.
 SUB_PARAMS = {"cp_model_presolve": False}
+#: Share of the LNS's time left after the rebuild that the ruin and recreate search takes before the windows.
+LOCAL_SHARE = 0.5
 
 
 def order(instance: Any, schedule: Any) -> list[int]:
@@ -101,6 +103,15 @@ def reoptimise(instance: Any, schedule: Any, free: Sequence[int], time_limit: fl
 
 
 def neighbourhood() -> Neighbourhood:
-    """The LNS plug-in: windows solved with the CP-SAT model, and the LP-guided list schedule
-    (``lpfill.py``) as the rebuild tried first."""
-    return Neighbourhood(order=order, reoptimise=reoptimise, window=8, max_window=24, rebuild=lp_guided_fill)
+    """The LNS plug-in: the LP-guided list schedule (``lpfill.py``) as the rebuild tried first, then ruin and
+    recreate from the incumbent (`recreate`), then windows solved with the CP-SAT model."""
+    return Neighbourhood(order=order, reoptimise=reoptimise, window=8, max_window=24, rebuild=lp_guided_fill,
+                         local=recreate, local_share=LOCAL_SHARE)
+
+
+def recreate(instance: Any, schedule: Any, deadline: Deadline) -> Any | None:
+    """The neighbourhood's local search: ruin and recreate with `offline_fill`'s earliest-completion placement
+    (`edgeopt.edgecloud.offline.recreate`); None when it improved nothing."""
+    from edgeopt.edgecloud.offline import recreate as search
+
+    return search(instance, schedule, deadline)[0]

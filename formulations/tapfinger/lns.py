@@ -17,6 +17,9 @@ from edgeopt.core import Deadline, ModelSize, Status
 from edgeopt.core.lns import Neighbourhood, SubSolve, refuse_above
 from formulations.common import solve_cpsat as run_cpsat
 
+#: Share of the LNS's time (after its bound) the ruin and recreate search takes before the windows.
+LOCAL_SHARE = 0.5
+
 
 def order(instance: Any, schedule: Any) -> list[int]:
     """Task indices (positions in ``instance.tasks``) by the incumbent's start slot."""
@@ -69,5 +72,14 @@ def reoptimise(instance: Any, schedule: Any, free: Sequence[int], time_limit: fl
 
 
 def neighbourhood() -> Neighbourhood:
-    """The LNS plug-in (windows solved with the CP-SAT model)."""
-    return Neighbourhood(order=order, reoptimise=reoptimise, window=8, max_window=24)
+    """The LNS plug-in: ruin and recreate first (`recreate`), then windows solved with the CP-SAT model."""
+    return Neighbourhood(order=order, reoptimise=reoptimise, window=8, max_window=24, local=recreate,
+                         local_share=LOCAL_SHARE)
+
+
+def recreate(instance: Any, schedule: Any, deadline: Deadline) -> Any | None:
+    """The neighbourhood's local search: ruin and recreate with `offline_fill`'s earliest-completion placement
+    (`edgeopt.tapfinger.offline.recreate`); None when it improved nothing."""
+    from edgeopt.tapfinger.offline import recreate as search
+
+    return search(instance, schedule, deadline)[0]

@@ -56,3 +56,30 @@ def test_deterministic_and_its_parameters_are_checked():
     for bad in ({"repairs": -1}, {"sweeps": -2}):
         with pytest.raises(InputError):
             api.run("offline_fill", inst, **bad)
+
+
+class _Never:
+    def expired(self):
+        return False
+
+
+@pytest.mark.parametrize("preset,seed", [("small", 1), ("small_congested", 4)])
+def test_ruin_and_recreate_gives_a_valid_complete_schedule_never_worse_than_its_start(preset, seed):
+    from edgeopt.hetero.offline import recreate
+
+    inst = generate(preset, seed=seed)
+    configs = {j.id: job_configs(inst, j) for j in inst.jobs}
+    # an unswept pass of the smallest-footprint rule in arrival order: a start the search can improve
+    placed, rejected = fill(inst, _order(inst, configs, "arrival"), "footprint", configs)
+    assert not rejected
+    start = Schedule(jobs=[placed[k].to_schedule() for k in sorted(placed)], rejected=[])
+    before = FAMILY.objective(inst, start)
+    sched, log = recreate(inst, start, _Never(), max_iterations=60)
+    assert log.iterations == 60 and log.accepted > 0 and sched is not None
+    assert FAMILY.validate(inst, sched) == []
+    assert sorted(js.job for js in sched.jobs) == [j.id for j in inst.jobs] and not sched.rejected
+    assert FAMILY.objective(inst, sched) == pytest.approx(before + log.change) and log.change < 0
+    again, _ = recreate(inst, start, _Never(), max_iterations=60)
+    assert again == sched  # deterministic for a given number of iterations
+    # nothing to do: a schedule that rejects jobs is not searched
+    assert recreate(inst, Schedule(jobs=start.jobs[1:], rejected=[start.jobs[0].job]), _Never())[0] is None
