@@ -5,7 +5,7 @@ tests/test_cli_catalog.py fails when it differs from what the registry reports.
 
 FAMILIES = ('edgecloud', 'hetero', 'tapfinger', 'preemptive', 'okita')
 
-SOURCES_SHA256 = '9f930180112986901a0b2ddd611b16c51d311b05097785542f417b61237c7b3a'
+SOURCES_SHA256 = '7bb899d73850cea8c50d3979bb8825fecfdbbe2c85f2fba67a9314e51e51427d'
 
 GUARDS = [{'algorithms': ['online', 'online_bc', 'vanilla_marl'],
   'family': 'tapfinger',

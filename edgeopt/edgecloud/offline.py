@@ -106,7 +106,7 @@ def improve(instance: Instance, runs: dict[int, JobRun], sweeps: int) -> tuple[d
 
 
 def recreate(instance: Instance, schedule: Schedule, deadline, *, seed: int = 0, size: int = 12,
-             max_iterations: int = MAX_RUIN_ITERATIONS) -> tuple[Schedule | None, RuinLog]:
+             patience: int | None = None, max_iterations: int = MAX_RUIN_ITERATIONS) -> tuple[Schedule | None, RuinLog]:
     """``schedule`` improved by ruin and recreate (`edgeopt.core.listsched.ruin_recreate`) until ``deadline``:
     a dozen jobs that run near one another are taken out together and placed again one by one at their
     earliest completion (the search of `fill`, shortest possible run first, perturbed). A move is kept only
@@ -127,7 +127,7 @@ def recreate(instance: Instance, schedule: Schedule, deadline, *, seed: int = 0,
         put=lambda k, run: _reserve(instance, ledger, cache, instance.jobs[k], run, 1),
         start=lambda run: run.start, end=lambda run: run.end, cost=lambda k, run: float(run.end),
         urgency=lambda k: 1.0 / max(1, shortest[k]), deadline=deadline, seed=seed, size=size,
-        max_iterations=max_iterations)
+        patience=patience, max_iterations=max_iterations)
     if not log.accepted:
         return None, log
     return Schedule(jobs=[runs[k] for k in sorted(runs)], rejected=[]), log

@@ -139,7 +139,7 @@ def improve(instance: Instance, placed: dict[int, Placement], configs: dict[int,
 
 
 def recreate(instance: Instance, schedule: Schedule, deadline, *, seed: int = 0, size: int = 12,
-             max_iterations: int = MAX_RUIN_ITERATIONS) -> tuple[Schedule | None, RuinLog]:
+             patience: int | None = None, max_iterations: int = MAX_RUIN_ITERATIONS) -> tuple[Schedule | None, RuinLog]:
     """``schedule`` improved by ruin and recreate (`edgeopt.core.listsched.ruin_recreate`) until ``deadline``:
     a dozen jobs that run near one another are taken out together and placed again one by one at their earliest
     completion by the search `offline_fill` uses (most urgent first: w_j over the job's shortest duration,
@@ -159,7 +159,7 @@ def recreate(instance: Instance, schedule: Schedule, deadline, *, seed: int = 0,
         placed, take_out=lambda k, pl: held.change(pl, -1), earliest=lambda k: held.best(instance.jobs[k], configs[k]),
         put=lambda k, pl: held.change(pl, 1), start=lambda pl: pl.start, end=lambda pl: pl.end,
         cost=lambda k, pl: instance.jobs[k].weight * pl.end, urgency=lambda k: instance.jobs[k].weight / shortest[k],
-        deadline=deadline, seed=seed, size=size, max_iterations=max_iterations)
+        deadline=deadline, seed=seed, size=size, patience=patience, max_iterations=max_iterations)
     if not log.accepted:
         return None, log
     return Schedule(jobs=[placed[k].to_schedule() for k in sorted(placed)], rejected=[]), log

@@ -130,7 +130,7 @@ def improve(instance: Instance, runs: dict[int, Run], sweeps: int) -> tuple[dict
 
 
 def recreate(instance: Instance, schedule: Schedule, deadline, *, seed: int = 0, size: int = 12,
-             max_iterations: int = MAX_RUIN_ITERATIONS) -> tuple[Schedule | None, RuinLog]:
+             patience: int | None = None, max_iterations: int = MAX_RUIN_ITERATIONS) -> tuple[Schedule | None, RuinLog]:
     """``schedule`` improved by ruin and recreate (`edgeopt.core.listsched.ruin_recreate`) until ``deadline``:
     a dozen tasks that run near one another are taken out together and placed again one by one at their
     earliest completion (`Held.earliest`, shortest possible run first, perturbed). A move is kept only when
@@ -150,7 +150,7 @@ def recreate(instance: Instance, schedule: Schedule, deadline, *, seed: int = 0,
         runs, take_out=lambda k, run: held.change(run, -1), earliest=lambda k: held.earliest(instance.tasks[k]),
         put=lambda k, run: held.change(run, 1), start=lambda run: run[1], end=lambda run: run[2],
         cost=lambda k, run: float(run[2]), urgency=lambda k: 1.0 / shortest[k], deadline=deadline, seed=seed,
-        size=size, max_iterations=max_iterations)
+        size=size, patience=patience, max_iterations=max_iterations)
     return (to_schedule(instance, runs) if log.accepted else None), log
 
 

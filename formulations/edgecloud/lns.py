@@ -111,7 +111,9 @@ def neighbourhood() -> Neighbourhood:
 
 def recreate(instance: Any, schedule: Any, deadline: Deadline) -> Any | None:
     """The neighbourhood's local search: ruin and recreate with `offline_fill`'s earliest-completion placement
-    (`edgeopt.edgecloud.offline.recreate`); None when it improved nothing."""
+    (`edgeopt.edgecloud.offline.recreate`), until it stalls (`edgeopt.core.listsched.PATIENCE_PER_JOB`) or its time
+    is up; None when it improved nothing."""
+    from edgeopt.core.listsched import PATIENCE_PER_JOB
     from edgeopt.edgecloud.offline import recreate as search
 
-    return search(instance, schedule, deadline)[0]
+    return search(instance, schedule, deadline, patience=PATIENCE_PER_JOB * len(instance.jobs))[0]

@@ -185,8 +185,10 @@ def neighbourhood(method: str = "cpsat") -> Neighbourhood:
 
 def recreate(instance: Any, schedule: Any, deadline: Deadline) -> Any | None:
     """The neighbourhood's local search: ruin and recreate with `offline_fill`'s placement search
-    (`edgeopt.hetero.offline.recreate`); None when it improved nothing."""
+    (`edgeopt.hetero.offline.recreate`), until it stalls (`edgeopt.core.listsched.PATIENCE_PER_JOB`) or its time
+    is up; None when it improved nothing."""
+    from edgeopt.core.listsched import PATIENCE_PER_JOB
     from edgeopt.hetero.offline import recreate as search
 
-    return search(instance, schedule, deadline)[0]
+    return search(instance, schedule, deadline, patience=PATIENCE_PER_JOB * len(instance.jobs))[0]
 

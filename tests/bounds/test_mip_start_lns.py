@@ -299,8 +299,18 @@ def test_search_runs_a_local_search_after_the_polish_within_its_share_and_keeps_
     assert "local" not in search(spec, inst, sched, no_windows, deadline=Deadline(1.0), min_sub_limit=0.0)[2].as_dict()
 
 
-def test_hetero_lns_runs_ruin_and_recreate_before_its_windows() -> None:
-    from formulations.hetero.lns import LOCAL_SHARE, neighbourhood, recreate
+@pytest.mark.parametrize("family", ["hetero", "edgecloud", "tapfinger"])
+def test_the_list_scheduling_families_run_ruin_and_recreate_before_their_windows(family: str) -> None:
+    import importlib
 
-    hood = neighbourhood()
-    assert hood.local is recreate and 0.0 < hood.local_share == LOCAL_SHARE < 1.0
+    lns = importlib.import_module(f"formulations.{family}.lns")
+    hood = lns.neighbourhood()
+    assert hood.local is lns.recreate and 0.0 < hood.local_share == lns.LOCAL_SHARE < 1.0
+    # from a list schedule it improves on the `small` preset, validated and complete
+    inst = api.generate(family, "small", seed=2)
+    start = api.run({"tapfinger": "greedy", "edgecloud": "fifo", "hetero": "fifo"}[family], inst)
+    spec = api.family_of(inst)
+    assert start.status.value == "feasible"
+    # it stops when it stalls (a work limit: 10 iterations per job without a kept move), long before 100 s
+    out = lns.recreate(inst, spec.parse_schedule(start.schedule), Deadline(100.0))
+    assert out is not None and spec.validate(inst, out) == [] and spec.objective(inst, out) < start.objective

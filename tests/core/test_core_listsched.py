@@ -97,7 +97,8 @@ def test_ruin_recreate_improves_a_bad_order_never_worsens_and_keeps_the_held_cap
     for k in sorted(lengths, key=lambda k: weights[k] / lengths[k]):  # Smith's rule reversed: the worst order
         start[k], t = (t, t + lengths[k]), t + lengths[k]
     m, out, log = _run(lengths, weights, start, size=3, max_iterations=300, seed=1)
-    assert log.iterations == 300 and 0 < log.accepted <= 300
+    assert log.iterations == 300 and 0 < log.accepted <= 300 and len(log.history) == log.accepted
+    assert log.history[-1][1] == log.change and all(b[1] < a[1] for a, b in zip(log.history, log.history[1:]))
     assert _total(weights, out) == _total(weights, start) + log.change < _total(weights, start)
     # the optimum of 1 || sum w_j C_j is Smith's order; with every job ruinable the search reaches it here
     best, t = 0, 0
@@ -117,8 +118,11 @@ def test_ruin_recreate_stops_at_the_deadline_and_keeps_a_local_optimum():
     optimum = {0: (0, 2), 1: (2, 4)}
     _m, out, log = _run(lengths, weights, dict(optimum), size=2, max_iterations=50)
     assert out == optimum and log.accepted == 0 and log.change == 0 and log.iterations == 50
+    assert log.stop == "iterations"
+    _m, out, log = _run(lengths, weights, dict(optimum), size=2, patience=7, max_iterations=50)
+    assert out == optimum and log.iterations == 7 and log.stop == "patience"  # a work limit, not a clock
     deadline = Deadline(1e-6)
     while not deadline.expired():
         pass
     _m, out, log = _run(lengths, weights, {0: (2, 4), 1: (0, 2)}, deadline=deadline)
-    assert log.iterations == 0 and out == {0: (2, 4), 1: (0, 2)}
+    assert log.iterations == 0 and out == {0: (2, 4), 1: (0, 2)} and log.stop == "deadline"
