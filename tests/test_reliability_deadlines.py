@@ -184,17 +184,34 @@ QUICK = {"edgecloud": "fifo", "hetero": "fifo", "preemptive": "srtf", "okita": "
 
 
 @pytest.mark.parametrize("family", sorted(QUICK))
-def test_lns_refuses_every_window_model_above_the_budget(family: str) -> None:
+def test_lns_refuses_every_window_model_above_the_budget(family: str, monkeypatch) -> None:
     # the budget bounds the models the LNS builds (its windows), estimated before each is built; when
     # even one-job windows are above it the search stops at once instead of ignoring the budget
+    import dataclasses
+    import importlib
+
+    table = importlib.import_module(f"formulations.{family}").NEIGHBOURHOODS
+    plain = table["cpsat"]
+    # the windows alone: the local step builds no model, so the budget does not stop it (the test below)
+    monkeypatch.setitem(table, "cpsat", lambda: dataclasses.replace(plain(), local=None))
     inst = api.generate(family, "small", seed=1)
     res = api.solve(inst, method="cpsat", lns=True, warm_start=QUICK[family], max_model_size=1, time_limit=60)
     ws = api.run(QUICK[family], inst, seed=0)
     lns = res.extra["lns"]
     assert res.status == Status.TIME_LIMIT and not api.validate(inst, res)
-    assert res.objective == pytest.approx(ws.objective) and lns["improvements"] == 0
+    assert res.objective == pytest.approx(ws.objective) and lns["improvements"] == 0 and "local" not in lns
     assert lns["max_model_size"] == 1 and lns["refused_windows"] == lns["iterations"] >= 1
     assert "above the size budget" in lns["stop"] and "--max-model-size" in res.extra["reason"]
+
+
+def test_the_lns_local_step_builds_no_model_and_runs_under_any_budget() -> None:
+    # ruin and recreate re-places jobs with the list scheduler's own search: nothing for the budget to refuse
+    inst = api.generate("hetero", "small", seed=1)
+    res = api.solve(inst, method="cpsat", lns=True, warm_start="fifo", max_model_size=1, time_limit=60)
+    ws = api.run("fifo", inst, seed=0)
+    lns = res.extra["lns"]
+    assert lns["local"] == "kept" and lns["improvements"] == 1 and not api.validate(inst, res)
+    assert res.objective < ws.objective and lns["refused_windows"] >= 1
 
 
 def test_lns_windows_under_the_budget_are_solved() -> None:

@@ -45,7 +45,7 @@ def test_the_search_keeps_the_rebuild_only_when_better_and_never_ends_worse():
     start = FAMILY.parse_schedule(api.run("fifo", inst).schedule)
     start_obj = FAMILY.objective(inst, start)
     built = lp_guided_fill(inst, Deadline(PROOF_CLOCK))
-    hood = dataclasses.replace(neighbourhood(), order=lambda instance, schedule: [])  # the rebuild alone
+    hood = dataclasses.replace(neighbourhood(), order=lambda instance, schedule: [], local=None)  # the rebuild alone
     sched, obj, log = search(FAMILY, inst, start, hood, deadline=Deadline(PROOF_CLOCK))
     assert FAMILY.validate(inst, sched) == [] and obj == min(start_obj, FAMILY.objective(inst, built))
     assert log.rebuild == ("kept" if FAMILY.objective(inst, built) < start_obj else "not better")
