@@ -5,7 +5,7 @@ tests/test_cli_catalog.py fails when it differs from what the registry reports.
 
 FAMILIES = ('edgecloud', 'hetero', 'tapfinger', 'preemptive', 'okita')
 
-SOURCES_SHA256 = '7bb899d73850cea8c50d3979bb8825fecfdbbe2c85f2fba67a9314e51e51427d'
+SOURCES_SHA256 = '0bc66aee546514b4eb54329cfd5cbb8e2316bcaf31a9c70e83de50d3ac7cd1bb'
 
 GUARDS = [{'algorithms': ['online', 'online_bc', 'vanilla_marl'],
   'family': 'tapfinger',

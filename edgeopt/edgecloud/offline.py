@@ -90,23 +90,30 @@ def fill(instance: Instance, jobs: Sequence[Job]) -> tuple[dict[int, JobRun], li
     return runs, rejected
 
 
-def improve(instance: Instance, runs: dict[int, JobRun], sweeps: int) -> tuple[dict[int, JobRun], int]:
-    """Improvement sweeps (`edgeopt.core.listsched.sweep`), longest run first; returns (runs, moves).
-    Candidate starts include every slot where capacity frees up, so the job's own run, free again while it
-    is re-placed, is matched or beaten: a move never delays a job."""
+def _moves(instance: Instance, runs: dict[int, JobRun]) -> dict:
+    """The callbacks `sweep` and `ruin_recreate` move jobs with: the capacity ``runs`` hold, each job taken
+    out, re-placed at its earliest completion and put back."""
     ledger = make_ledger(instance)
     cache = WindowCache(instance, ledger, ZERO, 0, instance.horizon)
     for k, run in runs.items():
         _reserve(instance, ledger, cache, instance.jobs[k], run, 1)
+    return {"take_out": lambda k, run: _reserve(instance, ledger, cache, instance.jobs[k], run, -1),
+            "earliest": lambda k: _earliest(instance, instance.jobs[k], ledger, cache),
+            "put": lambda k, run: _reserve(instance, ledger, cache, instance.jobs[k], run, 1),
+            "end": lambda run: run.end}
+
+
+def improve(instance: Instance, runs: dict[int, JobRun], sweeps: int) -> tuple[dict[int, JobRun], int]:
+    """Improvement sweeps (`edgeopt.core.listsched.sweep`), longest run first; returns (runs, moves).
+    Candidate starts include every slot where capacity frees up, so the job's own run, free again while it
+    is re-placed, is matched or beaten: a move never delays a job."""
     return sweep(runs, sorted(runs, key=lambda k: (-_shortest(instance, instance.jobs[k]), k)),
-                 take_out=lambda k, run: _reserve(instance, ledger, cache, instance.jobs[k], run, -1),
-                 earliest=lambda k: _earliest(instance, instance.jobs[k], ledger, cache),
-                 put=lambda k, run: _reserve(instance, ledger, cache, instance.jobs[k], run, 1),
-                 end=lambda run: run.end, sweeps=sweeps)
+                 **_moves(instance, runs), sweeps=sweeps)
 
 
 def recreate(instance: Instance, schedule: Schedule, deadline, *, seed: int = 0, size: int = 12,
-             patience: int | None = None, max_iterations: int = MAX_RUIN_ITERATIONS) -> tuple[Schedule | None, RuinLog]:
+             patience: int | None = None, max_iterations: int = MAX_RUIN_ITERATIONS
+             ) -> tuple[Schedule | None, RuinLog]:
     """``schedule`` improved by ruin and recreate (`edgeopt.core.listsched.ruin_recreate`) until ``deadline``:
     a dozen jobs that run near one another are taken out together and placed again one by one at their
     earliest completion (the search of `fill`, shortest possible run first, perturbed). A move is kept only
@@ -115,17 +122,10 @@ def recreate(instance: Instance, schedule: Schedule, deadline, *, seed: int = 0,
     if (schedule.rejected or schedule.preemptive or any(r.segments for r in schedule.jobs)
             or len(schedule.jobs) < 2 or sorted(r.job for r in schedule.jobs) != [j.id for j in instance.jobs]):
         return None, RuinLog()
-    ledger = make_ledger(instance)
-    cache = WindowCache(instance, ledger, ZERO, 0, instance.horizon)
     runs = {r.job: r for r in schedule.jobs}
-    for k, run in runs.items():
-        _reserve(instance, ledger, cache, instance.jobs[k], run, 1)
     shortest = {k: _shortest(instance, instance.jobs[k]) for k in runs}
     runs, log = ruin_recreate(
-        runs, take_out=lambda k, run: _reserve(instance, ledger, cache, instance.jobs[k], run, -1),
-        earliest=lambda k: _earliest(instance, instance.jobs[k], ledger, cache),
-        put=lambda k, run: _reserve(instance, ledger, cache, instance.jobs[k], run, 1),
-        start=lambda run: run.start, end=lambda run: run.end, cost=lambda k, run: float(run.end),
+        runs, **_moves(instance, runs), start=lambda run: run.start, cost=lambda k, run: float(run.end),
         urgency=lambda k: 1.0 / max(1, shortest[k]), deadline=deadline, seed=seed, size=size,
         patience=patience, max_iterations=max_iterations)
     if not log.accepted:

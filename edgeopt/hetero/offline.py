@@ -124,22 +124,29 @@ def fill(instance: Instance, jobs: Sequence[Job], rule: str, configs: dict[int, 
     return placed, rejected
 
 
+def _moves(instance: Instance, placed: dict[int, Placement], configs: dict[int, Configs]) -> dict:
+    """The callbacks `sweep` and `ruin_recreate` move jobs with: the capacity ``placed`` holds, each job taken
+    out, re-placed at its earliest completion (the search under zero prices) and put back."""
+    held = _Held(instance, "completion")
+    for pl in placed.values():
+        held.change(pl, 1)
+    return {"take_out": lambda k, pl: held.change(pl, -1),
+            "earliest": lambda k: held.best(instance.jobs[k], configs[k]),
+            "put": lambda k, pl: held.change(pl, 1), "end": lambda pl: pl.end}
+
+
 def improve(instance: Instance, placed: dict[int, Placement], configs: dict[int, Configs], sweeps: int
             ) -> tuple[dict[int, Placement], int]:
     """Improvement sweeps (`edgeopt.core.listsched.sweep`) under the earliest-completion rule, heaviest job
     first; returns (placements, moves). A job's own placement is free again while it is re-placed, so the
     search always finds a completion at least as early: a move never makes the objective worse."""
-    held = _Held(instance, "completion")
-    for pl in placed.values():
-        held.change(pl, 1)
     return sweep(placed, sorted(placed, key=lambda k: (-instance.jobs[k].weight, k)),
-                 take_out=lambda k, pl: held.change(pl, -1),
-                 earliest=lambda k: held.best(instance.jobs[k], configs[k]),
-                 put=lambda k, pl: held.change(pl, 1), end=lambda pl: pl.end, sweeps=sweeps)
+                 **_moves(instance, placed, configs), sweeps=sweeps)
 
 
 def recreate(instance: Instance, schedule: Schedule, deadline, *, seed: int = 0, size: int = 12,
-             patience: int | None = None, max_iterations: int = MAX_RUIN_ITERATIONS) -> tuple[Schedule | None, RuinLog]:
+             patience: int | None = None, max_iterations: int = MAX_RUIN_ITERATIONS
+             ) -> tuple[Schedule | None, RuinLog]:
     """``schedule`` improved by ruin and recreate (`edgeopt.core.listsched.ruin_recreate`) until ``deadline``:
     a dozen jobs that run near one another are taken out together and placed again one by one at their earliest
     completion by the search `offline_fill` uses (most urgent first: w_j over the job's shortest duration,
@@ -152,12 +159,8 @@ def recreate(instance: Instance, schedule: Schedule, deadline, *, seed: int = 0,
     shortest = {k: (int(c.d.min()) if len(c) else instance.horizon) for k, c in configs.items()}
     placed = {js.job: Placement(js.job, js.start, js.duration, js.worker_type, js.ps_type, js.colocated,
                                 dict(js.workers), dict(js.ps), 0.0) for js in schedule.jobs}
-    held = _Held(instance, "completion")
-    for pl in placed.values():
-        held.change(pl, 1)
     placed, log = ruin_recreate(
-        placed, take_out=lambda k, pl: held.change(pl, -1), earliest=lambda k: held.best(instance.jobs[k], configs[k]),
-        put=lambda k, pl: held.change(pl, 1), start=lambda pl: pl.start, end=lambda pl: pl.end,
+        placed, **_moves(instance, placed, configs), start=lambda pl: pl.start,
         cost=lambda k, pl: instance.jobs[k].weight * pl.end, urgency=lambda k: instance.jobs[k].weight / shortest[k],
         deadline=deadline, seed=seed, size=size, patience=patience, max_iterations=max_iterations)
     if not log.accepted:

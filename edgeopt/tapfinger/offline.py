@@ -117,40 +117,42 @@ def fill(instance: Instance, tasks: Sequence[Task]) -> tuple[dict[int, Run], lis
     return runs, rejected
 
 
-def improve(instance: Instance, runs: dict[int, Run], sweeps: int) -> tuple[dict[int, Run], int]:
-    """Improvement sweeps (`edgeopt.core.listsched.sweep`), longest run first; returns (runs, moves). The
-    task's own run is free again while it is re-placed, so the search matches or beats it."""
+def _moves(instance: Instance, runs: dict[int, Run]) -> dict:
+    """The callbacks `sweep` and `ruin_recreate` move tasks with: the capacity ``runs`` hold, each task taken
+    out, re-placed at its earliest completion and put back."""
     held = Held(instance)
     for run in runs.values():
         held.change(run, 1)
-    return sweep(runs, sorted(runs, key=lambda k: (-(runs[k][2] - runs[k][1]), k)),
-                 take_out=lambda k, run: held.change(run, -1),
-                 earliest=lambda k: held.earliest(instance.tasks[k]),
-                 put=lambda k, run: held.change(run, 1), end=lambda run: run[2], sweeps=sweeps)
+    return {"take_out": lambda k, run: held.change(run, -1),
+            "earliest": lambda k: held.earliest(instance.tasks[k]),
+            "put": lambda k, run: held.change(run, 1), "end": lambda run: run[2]}
+
+
+def improve(instance: Instance, runs: dict[int, Run], sweeps: int) -> tuple[dict[int, Run], int]:
+    """Improvement sweeps (`edgeopt.core.listsched.sweep`), longest run first; returns (runs, moves). The
+    task's own run is free again while it is re-placed, so the search matches or beats it."""
+    return sweep(runs, sorted(runs, key=lambda k: (-(runs[k][2] - runs[k][1]), k)), **_moves(instance, runs),
+                 sweeps=sweeps)
 
 
 def recreate(instance: Instance, schedule: Schedule, deadline, *, seed: int = 0, size: int = 12,
-             patience: int | None = None, max_iterations: int = MAX_RUIN_ITERATIONS) -> tuple[Schedule | None, RuinLog]:
+             patience: int | None = None, max_iterations: int = MAX_RUIN_ITERATIONS
+             ) -> tuple[Schedule | None, RuinLog]:
     """``schedule`` improved by ruin and recreate (`edgeopt.core.listsched.ruin_recreate`) until ``deadline``:
     a dozen tasks that run near one another are taken out together and placed again one by one at their
     earliest completion (`Held.earliest`, shortest possible run first, perturbed). A move is kept only when
     the total completion time falls. Returns (the schedule, or None when nothing improved or the schedule
     leaves tasks out; the log)."""
-    if len(schedule.placements) != len(instance.tasks) or len(instance.tasks) < 2:
+    ids = sorted(int(p.task) for p in schedule.placements)
+    if len(instance.tasks) < 2 or ids != [t.id for t in instance.tasks]:
         return None, RuinLog()
-    runs = {int(p.task): (int(p.cluster), int(p.start), int(p.end), tuple(int(p.allocation[r]) for r in instance.resources))
-            for p in schedule.placements}
-    if sorted(runs) != [t.id for t in instance.tasks]:
-        return None, RuinLog()
-    held = Held(instance)
-    for run in runs.values():
-        held.change(run, 1)
+    runs = {int(p.task): (int(p.cluster), int(p.start), int(p.end),
+                          tuple(int(p.allocation[r]) for r in instance.resources)) for p in schedule.placements}
     shortest = {k: _shortest(instance, instance.tasks[k]) for k in runs}
     runs, log = ruin_recreate(
-        runs, take_out=lambda k, run: held.change(run, -1), earliest=lambda k: held.earliest(instance.tasks[k]),
-        put=lambda k, run: held.change(run, 1), start=lambda run: run[1], end=lambda run: run[2],
-        cost=lambda k, run: float(run[2]), urgency=lambda k: 1.0 / shortest[k], deadline=deadline, seed=seed,
-        size=size, patience=patience, max_iterations=max_iterations)
+        runs, **_moves(instance, runs), start=lambda run: run[1], cost=lambda k, run: float(run[2]),
+        urgency=lambda k: 1.0 / shortest[k], deadline=deadline, seed=seed, size=size, patience=patience,
+        max_iterations=max_iterations)
     return (to_schedule(instance, runs) if log.accepted else None), log
 
 

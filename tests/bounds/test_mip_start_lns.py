@@ -314,3 +314,29 @@ def test_the_list_scheduling_families_run_ruin_and_recreate_before_their_windows
     # it stops when it stalls (a work limit: 10 iterations per job without a kept move), long before 100 s
     out = lns.recreate(inst, spec.parse_schedule(start.schedule), Deadline(100.0))
     assert out is not None and spec.validate(inst, out) == [] and spec.objective(inst, out) < start.objective
+
+
+class _Never:
+    def expired(self):
+        return False
+
+
+@pytest.mark.parametrize(("family", "algorithm"), [("edgecloud", "fifo"), ("tapfinger", "greedy")])
+def test_ruin_and_recreate_improves_a_list_schedule_and_stays_valid_and_complete(family: str, algorithm: str) -> None:
+    import importlib
+
+    from edgeopt.core.lns import complete_and_valid
+
+    recreate = importlib.import_module(f"edgeopt.{family}.offline").recreate
+    inst = api.generate(family, "small", seed=2)
+    spec = api.family_of(inst)
+    res = api.run(algorithm, inst)
+    start = spec.parse_schedule(res.schedule)
+    out, log = recreate(inst, start, _Never(), max_iterations=40)
+    assert log.iterations == 40 and log.accepted >= 1 and out is not None
+    assert complete_and_valid(spec, inst, out)  # the validator, and every job scheduled once
+    assert spec.objective(inst, out) == pytest.approx(res.objective + log.change) and log.change < 0
+    assert recreate(inst, start, _Never(), max_iterations=40)[0] == out  # deterministic per iteration count
+    best = spec.parse_schedule(api.run("offline_fill", inst).schedule)
+    again, log = recreate(inst, best, _Never(), max_iterations=40)
+    assert again is None and log.accepted == 0  # nothing better found: None, the caller keeps its schedule

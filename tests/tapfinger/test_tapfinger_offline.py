@@ -72,24 +72,3 @@ def test_deterministic_and_checked_parameters():
     for bad in ({"repairs": -1}, {"sweeps": -1}):
         with pytest.raises(InputError):
             api.run("offline_fill", inst, **bad)
-
-
-class _Never:
-    def expired(self):
-        return False
-
-
-def test_ruin_and_recreate_improves_a_list_schedule_and_stays_valid_and_complete():
-    from edgeopt.tapfinger.offline import recreate
-
-    inst = generate("small", seed=2)
-    res = api.run("greedy", inst)
-    start = FAMILY.parse_schedule(res.schedule)
-    out, log = recreate(inst, start, _Never(), max_iterations=40)
-    assert log.iterations == 40 and log.accepted >= 1 and out is not None
-    assert FAMILY.validate(inst, out) == [] and sorted(int(p.task) for p in out.placements) == [t.id for t in inst.tasks]
-    assert FAMILY.objective(inst, out) == pytest.approx(res.objective + log.change) and log.change < 0
-    assert recreate(inst, start, _Never(), max_iterations=40)[0] == out  # deterministic per iteration count
-    best = FAMILY.parse_schedule(api.run("offline_fill", inst).schedule)
-    again, log = recreate(inst, best, _Never(), max_iterations=40)
-    assert again is None and log.accepted == 0  # nothing better found: None, the caller keeps its schedule
