@@ -5,7 +5,7 @@ tests/test_cli_catalog.py fails when it differs from what the registry reports.
 
 FAMILIES = ('edgecloud', 'hetero', 'tapfinger', 'preemptive', 'okita')
 
-SOURCES_SHA256 = '0bc66aee546514b4eb54329cfd5cbb8e2316bcaf31a9c70e83de50d3ac7cd1bb'
+SOURCES_SHA256 = 'f71772a7ffbd8245b241ef6b574fe93cc559f1cdb965dd471347282362d66bf8'
 
 GUARDS = [{'algorithms': ['online', 'online_bc', 'vanilla_marl'],
   'family': 'tapfinger',

@@ -69,6 +69,16 @@ def lp_times(spans: dict[int, list[tuple[float, float, float]]], n_jobs: int, po
     return out
 
 
+def lp_modes(primal: Sequence[tuple[int, Any, float]]) -> dict[int, int]:
+    """Per job index, the mode k (of the relaxation's column keys ``(k, t)``) that holds the most of the job's
+    LP weight; ties to the lower k. Jobs without a column are absent."""
+    weight: dict[int, dict[int, float]] = {}
+    for j, (k, _), w in primal:
+        per = weight.setdefault(int(j), {})
+        per[int(k)] = per.get(int(k), 0.0) + float(w)
+    return {j: min(per, key=lambda k: (-per[k], k)) for j, per in weight.items()}
+
+
 def lp_orders(rel: Any, primal: Sequence[tuple[int, Any, float]]) -> list[tuple[str, list[int]]]:
     """(label, job indices) for every point of `LP_ORDERS`; ties by job index. Empty when ``primal`` is."""
     if not primal:
@@ -92,14 +102,19 @@ def lp_guided_passes(relax: Callable[[], Any], starting_nonzeros: int, deadline:
                      fill: Callable[[Sequence[int]], tuple[dict[int, Any], list[int]]],
                      improve: Callable[[dict[int, Any]], tuple[dict[int, Any], int]],
                      objective: Callable[[dict[int, Any]], float], *, ids: Sequence[int], repairs: int,
-                     max_nonzeros: int | None = None) -> ListOutcome | None:
+                     max_nonzeros: int | None = None,
+                     mode_fill: Callable[[Sequence[int], dict[int, int]], tuple[dict[int, Any], list[int]]] | None = None,
+                     ) -> ListOutcome | None:
     """The best complete list schedule over the orders of `lp_orders`, or None.
 
     ``relax()`` builds the family's time-indexed relaxation (under ``deadline``'s guard); its master LP
     (`edgeopt.core.colgen.column_generation`, at most ``max_nonzeros``, default `MASTER_NONZEROS`) gets
     `LP_SHARE` of the time left. Each order (job indices, mapped to the family's ids by ``ids``) then runs
     through `edgeopt.core.listsched.best_of_passes` with the family's ``fill`` and ``improve`` while time is
-    left. None: the master's starting size (``starting_nonzeros``) is above ``max_nonzeros``, the deadline
+    left. ``mode_fill(order, modes)``, where given, is a second pass per order: each job (by id) first tried
+    in the mode the LP gives most weight (`lp_modes`, ``modes``: id -> k), the family falling back to its
+    other modes when that one fits nowhere; the better of the two passes after ``improve`` is kept. None: the
+    master's starting size (``starting_nonzeros``) is above ``max_nonzeros``, the deadline
     passed before the first pricing pass ended, or no order placed every job.
     """
     if max_nonzeros is not None and starting_nonzeros > max_nonzeros:
@@ -112,10 +127,15 @@ def lp_guided_passes(relax: Callable[[], Any], starting_nonzeros: int, deadline:
     except BuildTimeLimit:
         return None
     best: tuple[float, ListOutcome] | None = None
+    modes = {ids[j]: k for j, k in lp_modes(cg.primal).items()}
     for label, order in lp_orders(rel, cg.primal):
         if deadline.expired():
             break
-        out = best_of_passes([(label, [ids[j] for j in order], fill)], improve, objective, repairs)
+        first = [ids[j] for j in order]
+        variants = [(label, first, fill)]
+        if mode_fill is not None:
+            variants.append((f"{label}/lp_mode", first, lambda jobs: mode_fill(jobs, modes)))
+        out = best_of_passes(variants, improve, objective, repairs)
         if out.rejected:
             continue
         value = objective(out.placed)
@@ -124,4 +144,4 @@ def lp_guided_passes(relax: Callable[[], Any], starting_nonzeros: int, deadline:
     return None if best is None else best[1]
 
 
-__all__ = ["LP_ORDERS", "LP_SHARE", "MASTER_NONZEROS", "column_spans", "lp_guided_passes", "lp_orders", "lp_times"]
+__all__ = ["LP_ORDERS", "LP_SHARE", "MASTER_NONZEROS", "column_spans", "lp_guided_passes", "lp_modes", "lp_orders", "lp_times"]

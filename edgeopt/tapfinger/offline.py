@@ -80,14 +80,19 @@ class Held:
         self.free[n][:, s:e] -= sign * np.asarray(alloc, dtype=np.int64)[:, None]
         self.started[n][s] = sign > 0
 
-    def earliest(self, task: Task) -> Run | None:
-        """The option completing earliest (module docstring), or None when nothing fits before T."""
+    def earliest(self, task: Task, only: tuple[int, tuple[int, ...]] | None = None) -> Run | None:
+        """The option completing earliest (module docstring), or None when nothing fits before T; ``only``
+        (cluster, allocation): that option alone."""
         T, a = self.inst.horizon, int(task.arrival)
         best: tuple[tuple[int, int, int], Run] | None = None
         for n in task.reachable_clusters:
+            if only is not None and n != only[0]:
+                continue
             for alloc, d in self.inst.pareto_allocations(task.id, n):  # by duration
                 if a + d > T or (best is not None and a + d > best[0][0]):
                     break  # no later option of this cluster can complete earlier
+                if only is not None and tuple(int(x) for x in alloc) != only[1]:
+                    continue
                 ok = (self.free[n][:, a:] >= np.asarray(alloc)[:, None]).all(axis=0)
                 bad = np.concatenate([[0], np.cumsum(~ok)])
                 span = ok.size - d + 1  # starts a .. T - d
@@ -102,13 +107,19 @@ class Held:
         return None if best is None else best[1]
 
 
-def fill(instance: Instance, tasks: Sequence[Task]) -> tuple[dict[int, Run], list[int]]:
-    """One pass: place ``tasks`` in this order; returns (runs by task id, rejected ids in order)."""
+def fill(instance: Instance, tasks: Sequence[Task], prefer: dict[int, tuple[int, tuple[int, ...]]] | None = None
+         ) -> tuple[dict[int, Run], list[int]]:
+    """One pass: place ``tasks`` in this order; returns (runs by task id, rejected ids in order). ``prefer``
+    (task id -> (cluster, allocation)): such a task is placed at that option's earliest start, at its
+    earliest completion over every option only when that one fits nowhere (the LP-guided pass of
+    ``formulations.tapfinger.lpfill``)."""
     held = Held(instance)
     runs: dict[int, Run] = {}
     rejected: list[int] = []
     for task in tasks:
-        run = held.earliest(task)
+        only = None if prefer is None else prefer.get(task.id)
+        run = held.earliest(task, only) if only is not None else None
+        run = held.earliest(task) if run is None else run
         if run is None:
             rejected.append(task.id)
             continue

@@ -16,6 +16,7 @@ from typing import Any
 from edgeopt.core import Deadline, ModelSize, Status
 from edgeopt.core.lns import Neighbourhood, SubSolve, refuse_above
 from formulations.common import solve_cpsat as run_cpsat
+from formulations.tapfinger.lpfill import lp_guided_fill
 
 #: Share of the LNS's time (after its bound) the ruin and recreate search takes before the windows.
 LOCAL_SHARE = 0.5
@@ -72,9 +73,10 @@ def reoptimise(instance: Any, schedule: Any, free: Sequence[int], time_limit: fl
 
 
 def neighbourhood() -> Neighbourhood:
-    """The LNS plug-in: ruin and recreate first (`recreate`), then windows solved with the CP-SAT model."""
-    return Neighbourhood(order=order, reoptimise=reoptimise, window=8, max_window=24, local=recreate,
-                         local_share=LOCAL_SHARE)
+    """The LNS plug-in: the LP-guided list schedule (``lpfill.py``) as the rebuild tried first, then ruin and
+    recreate from the incumbent (`recreate`), then windows solved with the CP-SAT model."""
+    return Neighbourhood(order=order, reoptimise=reoptimise, window=8, max_window=24, rebuild=lp_guided_fill,
+                         local=recreate, local_share=LOCAL_SHARE)
 
 
 def recreate(instance: Any, schedule: Any, deadline: Deadline) -> Any | None:

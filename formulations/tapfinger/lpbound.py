@@ -59,6 +59,14 @@ def concurrency_rows(instance: Any) -> list[tuple[int, dict[tuple[int, ...], int
     return out
 
 
+def task_modes(instance: Any, task: Any) -> list[tuple[int, tuple[int, ...], int]]:
+    """The task's modes (cluster, allocation, duration) in the order of its relaxation columns' mode index k:
+    every reachable cluster, every Pareto allocation there that completes by T."""
+    T = int(instance.horizon)
+    return [(int(n), tuple(int(a) for a in alloc), int(d)) for n in task.reachable_clusters
+            for alloc, d in instance.pareto_allocations(task.id, n) if task.arrival + d <= T]
+
+
 def relaxation(instance: Any, *, hull: bool = False) -> TimeIndexedRelaxation:
     """Rows: capacity (n, r) for n, r in order, then one start row per cluster, then (``hull``) the
     concurrency rows of `concurrency_rows`; deterministic."""
@@ -74,18 +82,15 @@ def relaxation(instance: Any, *, hull: bool = False) -> TimeIndexedRelaxation:
     jobs = []
     for task in instance.tasks:
         D, run, st = [], [], []
-        for n in task.reachable_clusters:
-            for alloc, d in instance.pareto_allocations(task.id, n):
-                if task.arrival + d > T:
-                    continue
-                row = np.zeros(rows)
-                row[n * R:(n + 1) * R] = alloc
-                for i, (cn, coef, _) in enumerate(extra):
-                    if cn == n:
-                        row[N * R + N + i] = coef[tuple(int(a) for a in alloc)]
-                s = np.zeros(rows)
-                s[N * R + n] = 1.0
-                D.append(int(d)), run.append(row), st.append(s)
+        for n, alloc, d in task_modes(instance, task):
+            row = np.zeros(rows)
+            row[n * R:(n + 1) * R] = alloc
+            for i, (cn, coef, _) in enumerate(extra):
+                if cn == n:
+                    row[N * R + N + i] = coef[alloc]
+            s = np.zeros(rows)
+            s[N * R + n] = 1.0
+            D.append(d), run.append(row), st.append(s)
         K = len(D)
         jobs.append(JobModes(weight=1.0, offset=-float(task.arrival), latest=T, duration=np.array(D, np.int64),
                              earliest=np.full(K, int(task.arrival)), run=np.array(run).reshape(K, rows),

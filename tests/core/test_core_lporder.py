@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from edgeopt.core.colgen import JobModes, TimeIndexedRelaxation, column_generation
-from edgeopt.core.lporder import LP_ORDERS, column_spans, lp_orders, lp_times
+from edgeopt.core.lporder import LP_ORDERS, column_spans, lp_modes, lp_orders, lp_times
 
 
 def _rel() -> TimeIndexedRelaxation:
@@ -65,3 +65,10 @@ def test_column_generation_keeps_a_fractional_schedule_of_every_job() -> None:
         cost += w * rel.column(j, key)[0]
     assert mass == pytest.approx(np.ones(rel.n_jobs), abs=1e-7)
     assert cost == pytest.approx(cg.master_lp, rel=1e-7)
+
+
+def test_lp_modes_take_the_heaviest_mode_summed_over_starts_ties_to_the_lower() -> None:
+    primal = [(0, (1, 2), 0.3), (0, (0, 4), 0.4), (0, (1, 5), 0.3),  # mode 1: 0.6 over two starts
+              (2, (1, 0), 0.5), (2, (0, 3), 0.5)]  # a tie
+    assert lp_modes(primal) == {0: 1, 2: 0}
+    assert lp_modes([]) == {}

@@ -72,3 +72,39 @@ def test_deterministic_and_checked_parameters():
     for bad in ({"repairs": -1}, {"sweeps": -1}):
         with pytest.raises(InputError):
             api.run("offline_fill", inst, **bad)
+
+
+def _brute_earliest_in(inst, placed, task, cluster, alloc):
+    """Earliest start of ``task`` in the one option (cluster, allocation) that the validator accepts beside
+    ``placed`` (None: none)."""
+    d = {tuple(int(x) for x in a): d for a, d in inst.pareto_allocations(task.id, cluster)}[alloc]
+    for s in range(task.arrival, inst.horizon - d + 1):
+        if FAMILY.validate(inst, to_schedule(inst, {**placed, task.id: (cluster, s, s + d, alloc)})) == []:
+            return s
+    return None
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_a_preferred_option_is_placed_at_its_earliest_start_else_the_earliest_completion(seed):
+    """``fill(prefer=...)`` (the LP-guided pass): a task with a preferred (cluster, allocation) gets that
+    option's earliest start, checked against brute force; when it fits nowhere, the earliest completion over
+    every option, as without a preference."""
+    inst = generate("small", seed=seed, jobs=8, noise=0.1)
+    tasks = _order(inst, "arrival")
+    # each task's slowest Pareto option on its last reachable cluster: rarely the earliest completion
+    prefer = {t.id: (t.reachable_clusters[-1], tuple(int(x) for x in inst.pareto_allocations(
+        t.id, t.reachable_clusters[-1])[-1][0])) for t in tasks}
+    runs, rejected = fill(inst, tasks, prefer)
+    placed = {}
+    for task in tasks:
+        n, alloc = prefer[task.id]
+        s = _brute_earliest_in(inst, placed, task, n, alloc)
+        if s is not None:
+            assert runs[task.id][:2] == (n, s) and runs[task.id][3] == alloc
+        elif task.id in runs:
+            assert runs[task.id][2] == _brute_earliest(inst, placed, task)
+        if task.id in runs:
+            placed[task.id] = runs[task.id]
+    assert sorted(rejected) == sorted(t.id for t in tasks if t.id not in runs)
+    assert FAMILY.validate(inst, to_schedule(inst, placed)) == []
+    assert fill(inst, tasks, {}) == fill(inst, tasks)
