@@ -232,8 +232,8 @@ def run_lns(inst: Any, start: str, time_limit: float, bound: float) -> dict[str,
         out["violations"] = [str(v) for v in violations[:5]]
     extra = res.extra if isinstance(res.extra, dict) else {}
     log = extra.get("lns", {})
-    out["search"] = {k: log[k] for k in ("start_objective", "objective", "improvements", "windows", "stop", "rebuild", "local")
-                     if k in log}
+    keys = ("start_objective", "objective", "improvements", "windows", "stop", "rebuild", "local", "history")
+    out["search"] = {k: log[k] for k in keys if k in log}
     if "reason" in extra:
         out["reason"] = str(extra["reason"]).splitlines()[0]
     out["bound"] = res.bound  # the search's own certified bound (a quarter of its time), for the record
