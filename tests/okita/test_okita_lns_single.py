@@ -46,12 +46,12 @@ def test_the_search_never_returns_worse_than_its_start() -> None:
     assert log.improvements > 0
 
 
-@pytest.mark.parametrize("seed", [0, 3])
-def test_sequential_insertion_schedules_every_job_validly(seed: int) -> None:
+@pytest.mark.parametrize(("seed", "exact_workers"), [(0, None), (3, None), (0, False)])
+def test_sequential_insertion_schedules_every_job_validly(seed: int, exact_workers) -> None:
     from formulations.okita.lns import sequential_insertion
 
     inst = generate("paper", seed=seed, jobs=8, servers=6, horizon=30)
-    built = sequential_insertion(inst, Deadline(3600))  # an hour: only the work bounds it
+    built = sequential_insertion(inst, Deadline(3600), exact_workers=exact_workers)  # only the work bounds it
     assert built is not None and validate(inst, built) == []
     assert sorted(js.job for js in built.jobs) == list(range(len(inst.jobs)))
     assert all(js.completion is not None for js in built.jobs)
@@ -81,3 +81,48 @@ def test_the_search_offers_the_sequential_insertion_first() -> None:
                               max_passes=1)
     assert log.rebuild in ("kept", "not better")
     assert validate(inst, best) == [] and value <= objective(inst, start)
+
+
+class _Tight(Deadline):
+    """A deadline that never passes but always has 0.1 s left: every pace check fails."""
+
+    def remaining(self, *, floor: float = 0.05) -> float:
+        return 0.1
+
+
+def _ticks():
+    """A clock that advances one second per reading."""
+    now = [0.0]
+
+    def clock() -> float:
+        now[0] += 1.0
+        return now[0]
+
+    return clock
+
+
+@pytest.mark.parametrize(("jobs", "exact_workers", "planned", "built"), [
+    (8, None, [True] * 5 + [False] * 3, True),  # the MILP's pace fails after 5 jobs: the faster planner ends it
+    (12, None, [True] * 5 + [False] * 5, False),  # and when its pace fails too, nothing is built
+    (8, True, [True] * 5, False),  # one planner only: the pace failing stops it
+])
+def test_sequential_insertion_switches_to_the_faster_planner_when_its_pace_says_so(
+        monkeypatch, jobs: int, exact_workers, planned: list[bool], built: bool) -> None:
+    from formulations.okita import singlejob
+    from formulations.okita.lns import PACE_JOBS, sequential_insertion
+
+    assert PACE_JOBS == 5
+    flags = []
+    real = singlejob.best_plan
+
+    def spy(job, *args, **kwargs):
+        flags.append(kwargs["exact_workers"])
+        return real(job, *args, **kwargs)
+
+    monkeypatch.setattr(singlejob, "best_plan", spy)
+    inst = generate("paper", seed=0, jobs=jobs, servers=6, horizon=30)
+    out = sequential_insertion(inst, _Tight(3600), exact_workers=exact_workers, clock=_ticks())
+    assert flags == planned
+    assert (out is not None) == built
+    if built:
+        assert validate(inst, out) == [] and sorted(js.job for js in out.jobs) == list(range(jobs))
