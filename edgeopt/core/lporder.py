@@ -103,8 +103,8 @@ def lp_guided_passes(relax: Callable[[], Any], starting_nonzeros: int, deadline:
                      improve: Callable[[dict[int, Any]], tuple[dict[int, Any], int]],
                      objective: Callable[[dict[int, Any]], float], *, ids: Sequence[int], repairs: int,
                      max_nonzeros: int | None = None,
-                     mode_fill: Callable[[Sequence[int], dict[int, int]], tuple[dict[int, Any], list[int]]] | None = None,
-                     ) -> ListOutcome | None:
+                     mode_fill: Callable[[Sequence[int], dict[int, int]], tuple[dict[int, Any], list[int]]]
+                     | None = None) -> ListOutcome | None:
     """The best complete list schedule over the orders of `lp_orders`, or None.
 
     ``relax()`` builds the family's time-indexed relaxation (under ``deadline``'s guard); its master LP
@@ -127,7 +127,7 @@ def lp_guided_passes(relax: Callable[[], Any], starting_nonzeros: int, deadline:
     except BuildTimeLimit:
         return None
     best: tuple[float, ListOutcome] | None = None
-    modes = {ids[j]: k for j, k in lp_modes(cg.primal).items()}
+    modes = {ids[j]: k for j, k in lp_modes(cg.primal).items()} if mode_fill is not None else {}
     for label, order in lp_orders(rel, cg.primal):
         if deadline.expired():
             break
@@ -144,4 +144,5 @@ def lp_guided_passes(relax: Callable[[], Any], starting_nonzeros: int, deadline:
     return None if best is None else best[1]
 
 
-__all__ = ["LP_ORDERS", "LP_SHARE", "MASTER_NONZEROS", "column_spans", "lp_guided_passes", "lp_modes", "lp_orders", "lp_times"]
+__all__ = ["LP_ORDERS", "LP_SHARE", "MASTER_NONZEROS", "column_spans", "lp_guided_passes", "lp_modes", "lp_orders",
+           "lp_times"]

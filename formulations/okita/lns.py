@@ -170,8 +170,8 @@ def sequential_insertion(instance: Any, deadline: Deadline, *, max_nonzeros: int
     jobs planned so far (after `PACE_JOBS`) says the rest will not fit before the deadline, plans the rest
     without it (the flow plans rounded up to whole workers, no multiplier steps: on the ITP typical week's first
     8 jobs 2.3 s of CPU, against 19.6 s with the MILP given 2 s per job, and 2 % dearer); True or False keeps one
-    planner throughout. None when a job finds no plan, when the deadline passes first, or when the faster planner's pace says it will not finish
-    either. ``clock``: seconds for the pace (a test passes its own).
+    planner throughout. None when a job finds no plan, when the deadline passes first, or when the faster
+    planner's pace says it will not finish either. ``clock``: seconds for the pace (a test passes its own).
 
     Measured (seed 0): the `paper` preset 97,148 (`oasis_latency` 125,478) in 130 s of CPU; the ITP quiet
     week (111 jobs, 11 sites) 184,377, where the best algorithm (`online`) gives 329,202; the ITP typical week

@@ -9,7 +9,7 @@ that mode fits nowhere). The improvement sweeps follow; the best complete schedu
 
 Why the modes: at its earliest completion a task takes the allocation that finishes it first, usually the
 largest, and the tasks after it wait. On the ITP busiest week (182 tasks, seed 0) the LP's orders placed that
-way gave 44,062-51,766 (`offline_fill`'s fixed orders 59,457, Greedy 45,712); kept to the LP's modes and swept,
+way gave 44,062-51,766 (`offline_fill`'s fixed orders 59,457, Greedy 44,206); kept to the LP's modes and swept,
 38,661-42,823 (bound 31,387 from the same master LP).
 
 Nothing here is certified: the schedule is validated by the LNS like any neighbour.

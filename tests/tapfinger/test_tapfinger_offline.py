@@ -24,18 +24,21 @@ def test_valid_complete_and_above_the_certified_bound(seed):
     assert b.bound <= r.objective + 1e-9
 
 
+def _brute_start(inst, placed, task, cluster, alloc, d):
+    """Earliest start of ``task`` in the option (cluster, allocation) of duration ``d`` that the validator
+    accepts beside ``placed`` (None: none)."""
+    for s in range(task.arrival, inst.horizon - d + 1):
+        if FAMILY.validate(inst, to_schedule(inst, {**placed, task.id: (cluster, s, s + d, alloc)})) == []:
+            return s
+    return None
+
+
 def _brute_earliest(inst, placed, task):
     """Least completion of ``task`` over every reachable cluster, Pareto allocation and start that the
     validator accepts beside ``placed`` (None: none)."""
-    best = None
-    for n in task.reachable_clusters:
-        for alloc, d in inst.pareto_allocations(task.id, n):
-            for s in range(task.arrival, inst.horizon - d + 1):
-                trial = to_schedule(inst, {**placed, task.id: (n, s, s + d, alloc)})
-                if FAMILY.validate(inst, trial) == []:
-                    best = s + d if best is None else min(best, s + d)
-                    break  # later starts of this option complete later
-    return best
+    ends = [s + d for n in task.reachable_clusters for alloc, d in inst.pareto_allocations(task.id, n)
+            if (s := _brute_start(inst, placed, task, n, alloc, d)) is not None]
+    return min(ends, default=None)
 
 
 @pytest.mark.parametrize("seed", [3, 4])
@@ -74,16 +77,6 @@ def test_deterministic_and_checked_parameters():
             api.run("offline_fill", inst, **bad)
 
 
-def _brute_earliest_in(inst, placed, task, cluster, alloc):
-    """Earliest start of ``task`` in the one option (cluster, allocation) that the validator accepts beside
-    ``placed`` (None: none)."""
-    d = {tuple(int(x) for x in a): d for a, d in inst.pareto_allocations(task.id, cluster)}[alloc]
-    for s in range(task.arrival, inst.horizon - d + 1):
-        if FAMILY.validate(inst, to_schedule(inst, {**placed, task.id: (cluster, s, s + d, alloc)})) == []:
-            return s
-    return None
-
-
 @pytest.mark.parametrize("seed", [3, 4])
 def test_a_preferred_option_is_placed_at_its_earliest_start_else_the_earliest_completion(seed):
     """``fill(prefer=...)`` (the LP-guided pass): a task with a preferred (cluster, allocation) gets that
@@ -98,7 +91,8 @@ def test_a_preferred_option_is_placed_at_its_earliest_start_else_the_earliest_co
     placed = {}
     for task in tasks:
         n, alloc = prefer[task.id]
-        s = _brute_earliest_in(inst, placed, task, n, alloc)
+        d = {tuple(int(x) for x in a): d for a, d in inst.pareto_allocations(task.id, n)}[alloc]
+        s = _brute_start(inst, placed, task, n, alloc, d)
         if s is not None:
             assert runs[task.id][:2] == (n, s) and runs[task.id][3] == alloc
         elif task.id in runs:
