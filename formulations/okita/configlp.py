@@ -60,6 +60,8 @@ FIRST_STEPS = 30
 LATER_STEPS = 8
 #: The first price points: worker_lp's prices times these.
 START_SCALES = (0.0, 0.5, 1.0)
+#: Plan lengths per job tried at zero prices before the first price point (`singlejob.length_grid`).
+TARGET_LENGTHS = 40
 #: Share of the time limit for worker_lp's own column generation (its prices are the start).
 WORKER_SHARE = 0.25
 
@@ -248,6 +250,9 @@ class ConfigRelaxation:
         seen: set[tuple[int, sj.Plan]] = set()
         columns, nnz, it, converged, reason, lp_val = 0, 0, 0, False, "iteration limit", None
         best_cost = np.full(J, math.inf)  # per job: the least cost of its columns (artificial prices)
+        # per job: its plans in the master that complete within its modelled slots (the targets below;
+        # an algorithm's entries may complete later, past the job's cut)
+        known: list[list[sj.Plan]] = [[] for _ in range(J)]
 
         def add(i: int, plan: sj.Plan) -> int:
             nonlocal columns, nnz
@@ -258,6 +263,8 @@ class ConfigRelaxation:
             vals = np.concatenate([[1.0], cv])
             h.addCols(1, np.array([cost]), np.zeros(1), np.full(1, inf), rows.size, np.zeros(1, np.int32), rows, vals)
             seen.add((i, plan))
+            if plan.completion - self.jobs[i].arrival < self.jobs[i].slots:
+                known[i].append(plan)
             columns += 1
             nnz += rows.size
             best_cost[i] = min(best_cost[i], cost)
@@ -276,9 +283,13 @@ class ConfigRelaxation:
                 if plan is None:
                     cands = sj.candidate_plans(job, w, P, deadline=deadline)
                     plan = min(cands, key=lambda p: sj.priced_cost(job, p, w, P)) if cands else None
-                target = sj.priced_cost(job, plan, w, P) if plan is not None else None
-                mu[i], _ = sj.improve_multipliers(job, w, P, mu[i], target=target, steps=steps,
-                                                  tail=self.tails[i], deadline=deadline)
+                # Polyak's targets: the new plan's cost (the only one before) and the cheapest known plan at
+                # these prices (a target far above the dual's optimum overshoots), `singlejob.best_multipliers`
+                own = sj.priced_cost(job, plan, w, P) if plan is not None else None
+                cheapest = min((sj.priced_cost(job, p, w, P) for p in known[i]), default=None)
+                targets = [t for t in (own, cheapest) if t is not None]
+                mu[i], _ = sj.best_multipliers(job, w, P, mu[i], targets=targets, steps=steps, tail=self.tails[i],
+                                               deadline=deadline)
                 plans.append(plan)
             value = lagrangian(self, self.pack(prices, mu), deadline=deadline).value
             return value, plans
@@ -288,6 +299,14 @@ class ConfigRelaxation:
             # already certifies at least worker_lp's value (when the time runs out below, it stands)
             best_prices = start
             best_val, best_pi = lagrangian(self, self.pack(start, mu), deadline=deadline).value, self.pack(start, mu)
+            # first columns, and the multipliers' first targets: each job's plans alone at zero prices for
+            # `TARGET_LENGTHS` lengths (geometric, so a long job costs no more than a short one)
+            for i, job in enumerate(self.jobs):
+                deadline.check("pricing")
+                w0 = np.zeros((job.slots, S))
+                for plan in sj.candidate_plans(job, w0, w0, lengths=sj.length_grid(job.slots, TARGET_LENGTHS),
+                                               deadline=deadline):
+                    add(i, plan)
             # then those prices scaled by 0, 1/2 and 1 with improved multipliers: the whole-worker
             # Lagrangian often gains more at lower prices than the capacity term loses (at the paper
             # preset zero prices were best; they are also the fastest to price: one slot problem per job)
@@ -299,7 +318,7 @@ class ConfigRelaxation:
                 for i, plan in enumerate(plans):
                     if plan is not None:
                         add(i, plan)
-            # first columns: each job's plans alone (zero prices), and every job's entries in the
+            # more columns: each job's plans alone (zero prices), and every job's entries in the
             # schedules of two fast algorithms (a feasible master from the start: meaningful duals)
             for i, job in enumerate(self.jobs):
                 deadline.check("pricing")

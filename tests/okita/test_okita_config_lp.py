@@ -126,3 +126,24 @@ def test_config_lp_is_below_the_certified_optima_of_the_shipped_instances() -> N
         res = compute_bound("okita", CONFIG_LP, inst, time_limit=PROOF_CLOCK)
         assert res.bound <= optimum + 1e-6 * max(1.0, abs(optimum)), record.name
         assert check_certificate(CONFIG_LP, inst, res) == pytest.approx(res.bound)
+
+
+def test_plans_completing_past_a_jobs_cut_are_no_targets(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With every job cut after its first slot, the algorithms' entries (columns of the master) complete past
+    the cut: the multipliers' targets skip them (they once crashed the pricing), and the bound is still
+    certified, re-checked and at most the proven optimum."""
+    from formulations.okita import configlp
+
+    monkeypatch.setattr(configlp, "CUT_FACTOR", 0.0)
+    monkeypatch.setattr(configlp, "CUT_MIN", 1)
+    inst = generate("small", seed=3, jobs=4, horizon=10)
+    rel = ConfigRelaxation(inst)
+    past = [i for i, plan in rel._heuristic_plans(Deadline(PROOF_CLOCK))
+            if plan.completion - rel.jobs[i].arrival >= rel.jobs[i].slots]
+    assert past  # the case this test is about
+    with work_limit(PROOF_WORK):
+        opt = solve_milp(inst, time_limit=PROOF_CLOCK)
+    res = compute_bound("okita", CONFIG_LP, inst, time_limit=PROOF_CLOCK)
+    assert res.status == Status.BOUND
+    assert res.bound <= opt.objective + 1e-6
+    assert check_certificate(CONFIG_LP, inst, res) == pytest.approx(res.bound)

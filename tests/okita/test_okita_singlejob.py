@@ -138,6 +138,37 @@ def test_the_improved_lagrangian_is_close_on_tiny_cases() -> None:
     assert np.mean(gaps) < 0.08
 
 
+def test_best_multipliers_keeps_the_best_run_and_stays_below_the_optimum() -> None:
+    """`best_multipliers` runs the ascent towards each target with the short patience and towards the lowest
+    with the long one: its value is the largest of those runs, its mu gives that value, and it is never above
+    the brute-force optimum; without a finite target it is the plain ascent."""
+    checked = 0
+    for _, job, w, P in tiny_cases(60, seed=5):
+        truth = brute_force(job, w, P)
+        if math.isinf(truth):
+            continue
+        checked += 1
+        targets = [truth * 1.5 + 5.0, truth * 1.05 + 1.0]  # costs of plans: at least the optimum
+        runs = [sj.improve_multipliers(job, w, P, None, target=t, steps=20, patience=p)[1].value
+                for t, p in ((targets[0], sj.STALL_PATIENCE), (targets[1], sj.STALL_PATIENCE),
+                             (targets[1], sj.LONG_PATIENCE))]
+        mu, lag = sj.best_multipliers(job, w, P, None, targets=targets, steps=20)
+        assert lag.value == max(runs)
+        assert sj.lagrangian(job, w, P, mu).value == pytest.approx(lag.value, rel=1e-12, abs=1e-9)
+        assert lag.value <= truth + 1e-9
+        plain = sj.improve_multipliers(job, w, P, None, steps=20)[1].value
+        assert sj.best_multipliers(job, w, P, None, targets=[math.inf], steps=20)[1].value == plain
+    assert checked >= 20
+
+
+def test_length_grid() -> None:
+    assert sj.length_grid(0, 40) == []
+    assert sj.length_grid(5, 40) == [1, 2, 3, 4, 5]  # every length when there are few
+    grid = sj.length_grid(1123, 40)
+    assert grid[0] == 1 and grid[-1] == 1123 and len(grid) <= 40
+    assert grid == sorted(set(grid))
+
+
 def test_the_tail_bound_is_below_the_full_model() -> None:
     """Completions past the modelled slots are bounded by the zero-price slot problem: still below."""
     rng = np.random.default_rng(4)

@@ -1,0 +1,56 @@
+"""okita: the `config_lp` bound (value, CPU, CPU of its solver-free check) at the paper preset and on ITP weeks.
+
+    .venv/bin/python benchmarks/okita_config_lp.py --cases paper,quiet --time-limit 600 --out benchmarks/results
+
+``paper``: the `paper` preset (100 jobs, 50 sites, T = 150, seed 0); ``quiet`` / ``typical`` / ``busiest``: the
+ITP weeks as `cross_family.py` builds them (cluster06, 96 GPUs, seed 0). One case per process is the way to
+compare CPU seconds on a shared machine (``time.process_time``).
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from cross_family import GPUS_PER_SERVER, WEEK_S, choose_windows, weekly_load
+from okita_interval import bound_row
+
+from edgeopt import traces
+from edgeopt.bench import benchmark_parser, result_path
+from edgeopt.core.jsonio import write_json
+from edgeopt.families import get_family
+from edgeopt.traces.instances import from_trace
+
+
+def instance(case: str, seed: int):
+    if case == "paper":
+        return get_family("okita").generate("paper", seed=seed)
+    jobs = traces.load_itp()
+    week = choose_windows(weekly_load(jobs, "cluster06"))[case]
+    servers = max(1, math.ceil(96.0 / GPUS_PER_SERVER["okita"]))
+    return from_trace("okita", jobs, window=(week * WEEK_S, week * WEEK_S + WEEK_S), cluster="cluster06",
+                      seed=seed, servers=servers)
+
+
+def main() -> None:
+    ap = benchmark_parser(__doc__.splitlines()[0], seeds="0")
+    ap.add_argument("--cases", default="paper,quiet")
+    ap.add_argument("--time-limit", type=float, default=600.0)
+    ap.add_argument("--name", default="okita_config_lp.json")
+    args = ap.parse_args()
+    path = result_path(args.out, args.name)
+    out = {"setting": f"okita config_lp, seed {args.seeds[0]}, {args.time_limit:g} s limit, CPU seconds",
+           "cases": {}}
+    for case in args.cases.split(","):
+        out["cases"][case] = bound_row("config_lp", instance(case, args.seeds[0]), args.time_limit)
+        print(case, out["cases"][case], flush=True)
+        write_json(path, out)
+    print("wrote", path)
+
+
+if __name__ == "__main__":
+    main()
