@@ -29,8 +29,10 @@ instance and re-evaluates L from the stored numbers by enumeration: no LP or MIP
 Prices come from column generation (`ConfigRelaxation.column_generation`): worker_lp's prices first,
 then a master LP (HiGHS) over generated plans (`singlejob.plan_from` and `candidate_plans` at the
 priced costs), its capacity duals smoothed towards the best prices (Wentges, alpha = 0.5), the
-per-job multipliers improved by subgradient steps at each point (`singlejob.improve_multipliers`,
-warm-started). Every iteration's L is certified; the best is kept.
+per-job multipliers improved by subgradient steps at each point (`singlejob.best_multipliers`: the best of
+three warm-started ascents, towards the new plan's cost and towards the cheapest plan of the job known so far;
+each job's plans alone for 40 lengths are the first columns and targets). Every iteration's L is certified;
+the best is kept.
 """
 
 from __future__ import annotations
