@@ -26,14 +26,21 @@ from edgeopt.families import get_family
 from edgeopt.traces.instances import from_trace
 
 
+def itp_week(label: str, seed: int):
+    """(week index, okita instance) of the ITP week ``label`` (quiet, typical, busiest) as `cross_family.py`
+    builds it: cluster06, 96 GPUs."""
+    jobs = traces.load_itp()
+    week = choose_windows(weekly_load(jobs, "cluster06"))[label]
+    servers = max(1, math.ceil(96.0 / GPUS_PER_SERVER["okita"]))
+    return week, from_trace("okita", jobs, window=(week * WEEK_S, week * WEEK_S + WEEK_S), cluster="cluster06",
+                            seed=seed, servers=servers)
+
+
 def instance(case: str, seed: int):
+    """The `paper` preset, or an ITP week (`itp_week`)."""
     if case == "paper":
         return get_family("okita").generate("paper", seed=seed)
-    jobs = traces.load_itp()
-    week = choose_windows(weekly_load(jobs, "cluster06"))[case]
-    servers = max(1, math.ceil(96.0 / GPUS_PER_SERVER["okita"]))
-    return from_trace("okita", jobs, window=(week * WEEK_S, week * WEEK_S + WEEK_S), cluster="cluster06",
-                      seed=seed, servers=servers)
+    return itp_week(case, seed)[1]
 
 
 def main() -> None:

@@ -29,12 +29,10 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from cross_family import GPUS_PER_SERVER, WEEK_S, choose_windows, weekly_load
+from okita_config_lp import itp_week
 
-from edgeopt import traces
 from edgeopt.bench import benchmark_parser, result_path
 from edgeopt.core.jsonio import write_json
-from edgeopt.traces.instances import from_trace
 from formulations.okita import singlejob as sj
 
 GRID = 40
@@ -65,16 +63,11 @@ def main() -> None:
     ap.add_argument("--windows", default="quiet,typical,busiest")
     ap.add_argument("--name", default="okita_week_split.json")
     args = ap.parse_args()
-    jobs = traces.load_itp()
-    chosen = choose_windows(weekly_load(jobs, "cluster06"))
-    servers = max(1, math.ceil(96.0 / GPUS_PER_SERVER["okita"]))
     out = {"setting": "ITP cluster06, 96 GPUs, okita as cross_family.py builds it, seed 0; each job alone at zero "
                       "prices; CPU seconds", "weeks": {}}
     path = result_path(args.out, args.name)
     for label in args.windows.split(","):
-        week = chosen[label]
-        inst = from_trace("okita", jobs, window=(week * WEEK_S, week * WEEK_S + WEEK_S), cluster="cluster06",
-                          seed=args.seeds[0], servers=servers)
+        week, inst = itp_week(label, args.seeds[0])
         t0 = time.process_time()
         per_job = [job_split(inst, i) for i in range(len(inst.jobs))]
         floor = math.fsum(f for f, _ in per_job)

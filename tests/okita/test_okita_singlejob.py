@@ -99,6 +99,14 @@ def tiny_cases(n: int, seed: int):
         yield rng, job, w, P
 
 
+def solved_cases(n: int, seed: int):
+    """The cases of `tiny_cases` that have a plan, each with its brute-force optimum."""
+    for rng, job, w, P in tiny_cases(n, seed):
+        truth = brute_force(job, w, P)
+        if math.isfinite(truth):
+            yield rng, job, w, P, truth
+
+
 def test_exact_milp_equals_brute_force_on_tiny_cases() -> None:
     feasible = 0
     for _, job, w, P in tiny_cases(60, seed=1):
@@ -116,10 +124,7 @@ def test_exact_milp_equals_brute_force_on_tiny_cases() -> None:
 
 def test_lagrangian_is_below_the_optimum_for_any_multipliers() -> None:
     checked = 0
-    for rng, job, w, P in tiny_cases(80, seed=2):
-        truth = brute_force(job, w, P)
-        if math.isinf(truth):
-            continue
+    for rng, job, w, P, truth in solved_cases(80, seed=2):
         checked += 1
         for mu in (np.zeros(job.n_sites), rng.uniform(0, 60, job.n_sites), None):
             value = (sj.improve_multipliers(job, w, P, None, steps=60)[1].value if mu is None
@@ -130,11 +135,8 @@ def test_lagrangian_is_below_the_optimum_for_any_multipliers() -> None:
 
 def test_the_improved_lagrangian_is_close_on_tiny_cases() -> None:
     """Not vacuous: on average within a few percent of the optimum."""
-    gaps = []
-    for _, job, w, P in tiny_cases(80, seed=3):
-        truth = brute_force(job, w, P)
-        if math.isfinite(truth):
-            gaps.append((truth - sj.improve_multipliers(job, w, P, None, steps=80)[1].value) / max(1.0, truth))
+    gaps = [(truth - sj.improve_multipliers(job, w, P, None, steps=80)[1].value) / max(1.0, truth)
+            for _, job, w, P, truth in solved_cases(80, seed=3)]
     assert np.mean(gaps) < 0.08
 
 
@@ -143,10 +145,7 @@ def test_best_multipliers_keeps_the_best_run_and_stays_below_the_optimum() -> No
     with the long one: its value is the largest of those runs, its mu gives that value, and it is never above
     the brute-force optimum; without a finite target it is the plain ascent."""
     checked = 0
-    for _, job, w, P in tiny_cases(60, seed=5):
-        truth = brute_force(job, w, P)
-        if math.isinf(truth):
-            continue
+    for _, job, w, P, truth in solved_cases(60, seed=5):
         checked += 1
         targets = [truth * 1.5 + 5.0, truth * 1.05 + 1.0]  # costs of plans: at least the optimum
         runs = [sj.improve_multipliers(job, w, P, None, target=t, steps=20, patience=p)[1].value
