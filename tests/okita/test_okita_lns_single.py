@@ -35,6 +35,76 @@ def test_each_single_job_move_is_valid_and_strictly_better(seed: int) -> None:
     assert moved > 0 and objective(inst, sched) < start
 
 
+def _no_heuristic(monkeypatch) -> None:
+    """`singlejob.best_plan` finds nothing: only the exact single-job MILP can move a job."""
+    from formulations.okita import singlejob
+
+    monkeypatch.setattr(singlejob, "best_plan", lambda *a, **k: (None, float("inf"), None, None))
+
+
+def test_the_exact_single_job_milp_alone_moves_jobs_validly(monkeypatch) -> None:
+    from formulations.okita import lns, singlejob
+
+    _no_heuristic(monkeypatch)
+    monkeypatch.setattr(lns, "EXACT_LIMIT", 3600.0)  # only the work bounds the tiny MILPs, not the clock
+    found = []
+    real = singlejob.exact
+    monkeypatch.setattr(singlejob, "exact", lambda *a, **k: found.append(real(*a, **k)) or found[-1])
+    inst = generate("paper", seed=0, jobs=8, servers=6, horizon=30)
+    sched = Schedule.model_validate(oasis_latency(inst).schedule)
+    start, moved = objective(inst, sched), 0
+    for i in range(len(inst.jobs)):
+        new = reoptimise_single(inst, sched, i, deadline=Deadline(3600))
+        assert found[-1].optimal  # tiny: proven
+        if new is None:
+            continue
+        moved += 1
+        assert validate(inst, new) == [] and objective(inst, new) < objective(inst, sched)
+        # the job's entries cost what the MILP said its plan costs (nothing lost in the entries' transfers)
+        mine = next(js for js in new.jobs if js.job == i)
+        assert sum(job_parts(inst, mine).values()) == pytest.approx(found[-1].value, rel=1e-9)
+        sched = new
+    assert moved > 0 and objective(inst, sched) < start
+    assert len(found) == len(inst.jobs)
+
+
+@pytest.mark.parametrize("gate", ["exact=False", "sites", "workers"])
+def test_the_exact_single_job_milp_runs_only_where_allowed(monkeypatch, gate: str) -> None:
+    from formulations.okita import lns, singlejob
+
+    _no_heuristic(monkeypatch)
+    calls = []
+    monkeypatch.setattr(singlejob, "exact", lambda *a, **k: calls.append(1))
+    if gate == "sites":
+        monkeypatch.setattr(lns, "EXACT_MAX_SITES", 5)
+    elif gate == "workers":
+        monkeypatch.setattr(lns, "EXACT_MAX_WORKERS", 6 * 6 * 5)  # below every job's slots x R^2 here
+    inst = generate("paper", seed=0, jobs=8, servers=6, horizon=30)
+    sched = Schedule.model_validate(oasis_latency(inst).schedule)
+    assert all(reoptimise_single(inst, sched, i, deadline=Deadline(3600), exact=gate != "exact=False") is None
+               for i in range(len(inst.jobs)))
+    assert calls == []
+
+
+def test_the_exact_pass_replans_the_costliest_jobs_first_and_keeps_the_schedule_valid(monkeypatch) -> None:
+    from formulations.okita import lns
+
+    monkeypatch.setattr(lns, "EXACT_LIMIT", 3600.0)  # only the work bounds the tiny MILPs, not the clock
+    seen = []
+    real = lns.reoptimise_single
+    monkeypatch.setattr(lns, "reoptimise_single", lambda inst, sched, i, **k: seen.append(i) or real(inst, sched, i, **k))
+    inst = generate("paper", seed=0, jobs=8, servers=6, horizon=30)
+    start = Schedule.model_validate(oasis_latency(inst).schedule)
+    cost = {js.job: sum(job_parts(inst, js).values()) for js in start.jobs}
+    out = lns.exact_pass(inst, start, Deadline(3600))
+    assert out is not None and validate(inst, out) == [] and objective(inst, out) < objective(inst, start)
+    assert seen[:len(cost)] == sorted(cost, key=lambda k: (-cost[k], k))
+    # it stops after a pass that moves no job: the last len(jobs) calls moved nothing
+    assert all(real(inst, out, i, heuristic=False, deadline=Deadline(3600)) is None for i in range(len(inst.jobs)))
+    monkeypatch.setattr(lns, "EXACT_MAX_SITES", 5)
+    assert lns.exact_pass(inst, start, Deadline(3600)) is None  # above its sites: not run
+
+
 def test_the_search_never_returns_worse_than_its_start() -> None:
     inst = generate("paper", seed=2, jobs=6, servers=5, horizon=24)
     start = Schedule.model_validate(oasis_latency(inst).schedule)
