@@ -149,6 +149,29 @@ app.command("trace-stats")(traces.trace_stats)
 app.command("bound")(bound.bound)
 
 
+def native_output_to_stderr() -> None:
+    """Send what native libraries write on file descriptor 1 to stderr, keeping ``sys.stdout`` on the real stdout.
+
+    A solver library may print on descriptor 1 by itself: HiGHS 1.12 (pinned with OR-Tools) prints
+    "HighsMipSolverData::transformNewIntegerFeasibleSolution tmpSolver.run();" from some MIP solves whatever its
+    output flag, which would corrupt the JSON a command prints on stdout (``solve --json``). Descriptor 1 becomes
+    a copy of stderr (for native code and child processes), and ``sys.stdout`` a new file on a copy of the
+    original descriptor 1. Called once, by the command itself (`main` without ``argv``); nothing changes when
+    the descriptors cannot be copied."""
+    try:
+        sys.stdout.flush()
+        saved = os.dup(1)
+    except (OSError, ValueError, AttributeError):
+        return
+    try:
+        os.dup2(2, 1)
+    except OSError:
+        os.close(saved)
+        return
+    encoding, errors = getattr(sys.stdout, "encoding", None), getattr(sys.stdout, "errors", None)
+    sys.stdout = os.fdopen(saved, "w", buffering=1 if os.isatty(saved) else -1, encoding=encoding, errors=errors)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: maps bad input to exit code 2 with a one-line message (all errors listed below it),
     Ctrl-C to 130 and SIGTERM to 143, in both cases without writing any output file.
@@ -159,6 +182,8 @@ def main(argv: list[str] | None = None) -> None:
     import threading
 
     ARGV[:] = list(sys.argv[1:] if argv is None else argv)  # for the line that resumes an interrupted sweep
+    if argv is None and threading.current_thread() is threading.main_thread():
+        native_output_to_stderr()
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _on_sigterm)
         if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:  # a shell's `cmd &` ignores it: keep that

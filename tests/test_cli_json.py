@@ -172,3 +172,19 @@ def test_generate_passes_family_options_typed_and_checked(tmp_path, capsys):
         first = capsys.readouterr().err.strip().splitlines()[0]
         assert first.startswith(f"error: {field}:"), first
         assert not bad.exists()
+
+
+def test_what_native_code_writes_on_descriptor_1_goes_to_stderr_and_stdout_stays_the_commands(tmp_path) -> None:
+    """A solver library printing on descriptor 1 by itself (HiGHS 1.12 does, from some MIP solves) must not
+    corrupt the JSON a command prints on stdout: the command moves descriptor 1 to stderr at its start."""
+    import subprocess
+    import sys
+
+    code = ("import os, sys\n"
+            "from edgeopt.cli import native_output_to_stderr\n"
+            "native_output_to_stderr()\n"
+            "os.write(1, b'native note\\n')\n"  # what a C library's printf does
+            "sys.stdout.write('{\"status\": \"optimal\"}\\n')\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600, check=True)
+    assert json.loads(done.stdout) == {"status": "optimal"}
+    assert done.stderr == "native note\n"
