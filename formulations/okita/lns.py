@@ -59,6 +59,9 @@ EXACT_MAX_SITES = 12
 #: The exact single-job MILP is built only for a job of at most this many worker variables (modelled slots x
 #: R^2 sites): its model is built in Python before HiGHS's own limit applies.
 EXACT_MAX_WORKERS = 100_000
+#: Seconds per worker variable to build that model (1.0-1.5 s for 100,000 on the ITP quiet week, under load):
+#: the MILP is skipped when less time than twice its build is left, so the call's time limit holds.
+EXACT_BUILD_S = 1.5e-5
 #: Slots modelled after a free job's incumbent completion (it may finish later than it did, by this much);
 #: 6 gained a little more than 2 on the paper-preset windows above, and a slot costs only ~4 R variables.
 EXTRA_SLOTS = 6
@@ -262,8 +265,9 @@ def reoptimise_single(instance: Any, schedule: Any, i: int, *, deadline: Deadlin
     """``schedule`` with job i re-planned alone over what every other job leaves, or None when no plan found
     costs less than job i's incumbent entries. The others' entries are unchanged, so the result stays feasible.
 
-    Two planners, the cheaper plan kept: first (``exact``, on instances of at most `EXACT_MAX_SITES` sites and
-    where the job's model has at most `EXACT_MAX_WORKERS` worker variables) the exact single-job MILP (`singlejob.exact`) over the slots up to
+    Two planners, the cheaper plan kept: first (``exact``, on instances of at most `EXACT_MAX_SITES` sites,
+    where the job's model has at most `EXACT_MAX_WORKERS` worker variables and ``deadline`` leaves time to build
+    it, `EXACT_BUILD_S`) the exact single-job MILP (`singlejob.exact`) over the slots up to
     the incumbent completion plus `EXTRA_SLOTS`, hinted with the incumbent's own plan and stopped after
     `EXACT_LIMIT` seconds (its best plan then, not necessarily optimal); then (``heuristic``), with what is
     left of ``deadline``, the heuristic `singlejob.best_plan` (L-median PS sites, whole workers by a fixed-PS
@@ -283,7 +287,9 @@ def reoptimise_single(instance: Any, schedule: Any, i: int, *, deadline: Deadlin
     best_cost = current
     last = min(int(instance.horizon) - 1, int(mine.completion) + EXTRA_SLOTS)
     R = len(instance.sites)
-    if exact and R <= EXACT_MAX_SITES and (last - int(instance.jobs[i].arrival) + 1) * R * R <= EXACT_MAX_WORKERS:
+    workers = (last - int(instance.jobs[i].arrival) + 1) * R * R
+    if (exact and R <= EXACT_MAX_SITES and workers <= EXACT_MAX_WORKERS
+            and deadline.remaining(floor=0.0) > 2.0 * EXACT_BUILD_S * workers):
         short = sj.of_instance(instance, i, used=used, last=last)
         found = sj.exact(short, time_limit=min(EXACT_LIMIT, deadline.remaining(floor=0.0)), hint=sj.plan_of(mine),
                          rel_gap=1e-4)

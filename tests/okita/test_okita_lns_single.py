@@ -68,7 +68,7 @@ def test_the_exact_single_job_milp_alone_moves_jobs_validly(monkeypatch) -> None
     assert len(found) == len(inst.jobs)
 
 
-@pytest.mark.parametrize("gate", ["exact=False", "sites", "workers"])
+@pytest.mark.parametrize("gate", ["exact=False", "sites", "workers", "no time left to build it"])
 def test_the_exact_single_job_milp_runs_only_where_allowed(monkeypatch, gate: str) -> None:
     from formulations.okita import lns, singlejob
 
@@ -81,7 +81,8 @@ def test_the_exact_single_job_milp_runs_only_where_allowed(monkeypatch, gate: st
         monkeypatch.setattr(lns, "EXACT_MAX_WORKERS", 6 * 6 * 5)  # below every job's slots x R^2 here
     inst = generate("paper", seed=0, jobs=8, servers=6, horizon=30)
     sched = Schedule.model_validate(oasis_latency(inst).schedule)
-    assert all(reoptimise_single(inst, sched, i, deadline=Deadline(3600), exact=gate != "exact=False") is None
+    deadline = _Expired() if gate == "no time left to build it" else Deadline(3600)
+    assert all(reoptimise_single(inst, sched, i, deadline=deadline, exact=gate != "exact=False") is None
                for i in range(len(inst.jobs)))
     assert calls == []
 
