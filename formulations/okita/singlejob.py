@@ -812,15 +812,28 @@ def lagrangian(job: SingleJob, w: np.ndarray, P: np.ndarray, mu: np.ndarray, *, 
         c, value = -1, math.inf
     bought = np.zeros(R)
     used = []
-    if want_subgradient and 0 <= c < L:
-        active = np.append(np.flatnonzero((np.arange(L) < c) & (S < 0)), c)
-        for s in active:
+
+    def buy(u: int, p: int, times: float = 1.0) -> None:
+        for r2 in np.flatnonzero(ystar[u, p] > 0):
+            order, cum = orders[r2]
+            if order.size:
+                bought[order] += times * np.clip(job.k * ystar[u, p, r2] - cum[:-1], 0.0, job.chunks[order])
+
+    if want_subgradient and c >= 0:
+        # the purchases of the minimising completion: the modelled slots before it that gain, then the slot
+        # it ends in; a completion in the tail (c >= L) also buys in each of its c - L tail slots before the
+        # last when the zero-price slot gains (S0 < 0), and in its last slot, all at the zero-price slot's
+        # solution (the tail's value above). Without the tail's purchases the subgradient said "buy nothing"
+        # and the ascent stalled wherever the minimum lay in the tail.
+        ends = c < L
+        active = np.flatnonzero((np.arange(L) < min(c, L)) & (S < 0))
+        for s in (np.append(active, c) if ends else active):
             u, p = inv[s], ps[s]
             used.append((int(s), int(p), ystar[u, p]))
-            for r2 in np.flatnonzero(ystar[u, p] > 0):
-                order, cum = orders[r2]
-                if order.size:
-                    bought[order] += np.clip(job.k * ystar[u, p, r2] - cum[:-1], 0.0, job.chunks[order])
+            buy(u, p)
+        if not ends:
+            extra = c - L
+            buy(nU, int(ps_all[-1]), float((extra if S_all[-1] < 0 else 0) + 1))
     return Lagrangian(value, c, S, ps, bought, used)
 
 
