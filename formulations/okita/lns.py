@@ -185,8 +185,11 @@ def exact_pass(instance: Any, schedule: Any, deadline: Deadline) -> Any | None:
         for i in sorted(cost, key=lambda k: (-cost[k], k)):
             if deadline.expired():
                 break
-            new = reoptimise_single(instance, sched, i, heuristic=False,
-                                    deadline=Deadline(max(0.01, min(EXACT_LIMIT, deadline.remaining(floor=0.0)))))
+            try:
+                new = reoptimise_single(instance, sched, i, heuristic=False,
+                                        deadline=Deadline(max(0.01, min(EXACT_LIMIT, deadline.remaining(floor=0.0)))))
+            except Exception:  # noqa: BLE001 - as in a window: a move that fails leaves the incumbent as it is
+                new = None
             if new is not None:
                 sched, moved = new, True
         improved = improved or moved
@@ -299,7 +302,7 @@ def reoptimise_single(instance: Any, schedule: Any, i: int, *, deadline: Deadlin
         job = sj.of_instance(instance, i, used=used)
         try:
             plan, cost, _, _ = sj.best_plan(job, exact_workers=True, steps=10, deadline=deadline,
-                                            time_limit=min(SINGLE_MILP_LIMIT, deadline.remaining(floor=0.0)))
+                                            time_limit=min(SINGLE_MILP_LIMIT, deadline.remaining()))
         except BuildTimeLimit:
             plan = None
         if plan is not None and cost < best_cost - tol:

@@ -106,6 +106,25 @@ def test_the_exact_pass_replans_the_costliest_jobs_first_and_keeps_the_schedule_
     assert lns.exact_pass(inst, start, Deadline(3600)) is None  # above its sites: not run
 
 
+def test_a_move_that_fails_in_the_exact_pass_leaves_the_rest_of_the_pass_running(monkeypatch) -> None:
+    from formulations.okita import lns
+
+    monkeypatch.setattr(lns, "EXACT_LIMIT", 3600.0)
+    real = lns.reoptimise_single
+
+    def flaky(inst, sched, i, **k):
+        if i == 0:
+            raise RuntimeError("a solver failure")
+        return real(inst, sched, i, **k)
+
+    monkeypatch.setattr(lns, "reoptimise_single", flaky)
+    inst = generate("paper", seed=0, jobs=8, servers=6, horizon=30)
+    start = Schedule.model_validate(oasis_latency(inst).schedule)
+    out = lns.exact_pass(inst, start, Deadline(3600))
+    assert out is not None and validate(inst, out) == [] and objective(inst, out) < objective(inst, start)
+    assert next(js for js in out.jobs if js.job == 0) == next(js for js in start.jobs if js.job == 0)
+
+
 def test_the_search_never_returns_worse_than_its_start() -> None:
     inst = generate("paper", seed=2, jobs=6, servers=5, horizon=24)
     start = Schedule.model_validate(oasis_latency(inst).schedule)
