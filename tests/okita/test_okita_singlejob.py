@@ -168,21 +168,32 @@ def test_length_grid() -> None:
     assert grid == sorted(set(grid))
 
 
+def equal_slots_job(rng: np.random.Generator, R: int, L: int) -> sj.SingleJob:
+    """A `tiny_job` whose slots all have the first slot's caps (a tail repeats the last modelled slot)."""
+    job = tiny_job(rng, R, L)
+    job.cap_alone[:] = job.cap_alone[0]
+    job.cap_ps[:] = job.cap_ps[0]
+    return job
+
+
+def first_two_slots(job: sj.SingleJob) -> sj.SingleJob:
+    """``job`` modelled over its first two slots only; its later completions go to a ``tail``."""
+    return sj.SingleJob(0, 0, 1, job.latency[:2], job.epochs, job.rho, job.chunks, job.m, job.n, job.param_mb,
+                        job.chunk_mb, job.q, job.cap_alone[:2], job.cap_ps[:2])
+
+
 def test_the_tail_bound_is_below_the_full_model() -> None:
     """Completions past the modelled slots are bounded by the zero-price slot problem: still below."""
     rng = np.random.default_rng(4)
     checked = 0
     for _ in range(40):
         R, L = int(rng.integers(1, 3)), 4
-        job = tiny_job(rng, R, L)
-        job.cap_alone[:] = job.cap_alone[0]
-        job.cap_ps[:] = job.cap_ps[0]
+        job = equal_slots_job(rng, R, L)
         w, P = rng.uniform(0, 10, (L, R)), rng.uniform(0, 10, (L, R))
         truth = brute_force(job, w, P)
         if math.isinf(truth):
             continue
-        cut = sj.SingleJob(0, 0, 1, job.latency[:2], job.epochs, job.rho, job.chunks, job.m, job.n, job.param_mb,
-                           job.chunk_mb, job.q, job.cap_alone[:2], job.cap_ps[:2])
+        cut = first_two_slots(job)
         mu = rng.uniform(0, 40, R)
         assert sj.lagrangian(cut, w[:2], P[:2], mu, tail=job.latency[2:]).value <= truth + 1e-9
         checked += 1
@@ -230,12 +241,9 @@ def test_the_subgradient_is_a_supergradient_also_when_the_minimum_lies_in_the_ta
     in_tail = 0
     for _ in range(200):
         R, L = int(rng.integers(1, 4)), 5
-        job = tiny_job(rng, R, L)
-        job.cap_alone[:] = job.cap_alone[0]
-        job.cap_ps[:] = job.cap_ps[0]
+        job = equal_slots_job(rng, R, L)
         job.latency[:] = job.latency[0] + np.arange(L)  # nearly flat: long completions are cheap
-        cut = sj.SingleJob(0, 0, 1, job.latency[:2], job.epochs, job.rho, job.chunks, job.m, job.n, job.param_mb,
-                           job.chunk_mb, job.q, job.cap_alone[:2], job.cap_ps[:2])
+        cut = first_two_slots(job)
         zero = np.zeros((2, R))
         mu = rng.uniform(0, 80, R)
         lag = sj.lagrangian(cut, zero, zero, mu, tail=job.latency[2:], want_subgradient=True)
