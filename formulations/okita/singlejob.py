@@ -826,7 +826,7 @@ def lagrangian(job: SingleJob, w: np.ndarray, P: np.ndarray, mu: np.ndarray, *, 
         # solution (the tail's value above). Without the tail's purchases the subgradient said "buy nothing"
         # and the ascent stalled wherever the minimum lay in the tail.
         ends = c < L
-        active = np.flatnonzero((np.arange(L) < min(c, L)) & (S < 0))
+        active = np.flatnonzero((np.arange(L) < c) & (S < 0))
         for s in (np.append(active, c) if ends else active):
             u, p = inv[s], ps[s]
             used.append((int(s), int(p), ystar[u, p]))
@@ -894,7 +894,8 @@ def best_multipliers(job: SingleJob, w: np.ndarray, P: np.ndarray, mu0: np.ndarr
     `config_lp` cuts them): towards the plan of the Lagrangian's own completion with patience 3 (the only run
     before), towards the cheapest of 40 plan lengths with patience 3, and with 20: ITP quiet week 102,295 /
     104,358 / 105,671, the best of the three per job 114,640; typical week 182,523 / 187,746 / 159,038, best
-    191,575. At the `paper` preset (50 sites) patience 3 is within 1-3 % of the dual's optimum (a
+    191,575 (these sums were measured while the subgradient still left out the tail's purchases, see
+    `lagrangian`; since then the ascent no longer stalls on the cut jobs). At the `paper` preset (50 sites) patience 3 is within 1-3 % of the dual's optimum (a
     derivative-free search over mu), and 20 is worse (14,166 against 13,494 on every fourth job).
     """
     finite = [float(t) for t in targets if t is not None and math.isfinite(t)]
