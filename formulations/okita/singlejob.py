@@ -284,22 +284,56 @@ def _flow(job: SingleJob, slots: Sequence[int], ps: Sequence[int], w: np.ndarray
     return x, n
 
 
-def build_plan(job: SingleJob, slots: Sequence[int], ps: Sequence[int], w: np.ndarray) -> Plan | None:
+def build_plan(job: SingleJob, slots: Sequence[int], ps: Sequence[int], w: np.ndarray, *,
+               reference: bool = False) -> Plan | None:
     """A complete plan with these active slots (indices) and PS sites: the flow of `_flow`, then per site
-    its chunks packed into whole workers in its cheapest slots first (never more than a slot holds)."""
+    its chunks packed into whole workers in its cheapest slots first (never more than a slot holds).
+    ``reference``: the packing and the plan's assembly slot by slot (`_pack_reference`,
+    `_assemble_reference`) instead of on whole arrays (`_pack`, `_assemble`); the two make the same plans and
+    are tested against each other."""
     got = _flow(job, slots, ps, w)
     if got is None:
         return None
     x, n = got
-    R = job.n_sites
     sl = np.asarray(slots, dtype=np.int64)
     ps_a = np.asarray(ps, dtype=np.int64)
     cap_y = job.cap_matrix(sl)[np.arange(sl.size), ps_a].astype(np.int64)  # [A, R] workers
     alpha = w[sl] + job.xq[ps_a]
-    y = np.zeros((sl.size, R), dtype=np.int64)
-    tr = np.zeros((sl.size, R), dtype=np.int64)
-    for r in range(R):
-        left = int(n[:, r].sum())
+    packed = (_pack_reference if reference else _pack)(job, n.sum(axis=0), cap_y, alpha)
+    if packed is None:
+        return None
+    return (_assemble_reference if reference else _assemble)(job, sl, ps_a, x, *packed)
+
+
+def _pack(job: SingleJob, need: np.ndarray, cap_y: np.ndarray, alpha: np.ndarray
+          ) -> tuple[np.ndarray, np.ndarray] | None:
+    """(workers y, chunks trained) [A, R]: each site's ``need`` chunks in its cheapest slots (``alpha``) first,
+    as many as the slot's ``cap_y`` workers train; None when they do not fit. Per site a cumulative sum over
+    the slots in price order gives what the slot-by-slot loop (`_pack_reference`) takes from each."""
+    cap_tr = np.maximum(job.trainable(cap_y), 0)
+    y = np.zeros(cap_y.shape, dtype=np.int64)
+    tr = np.zeros(cap_y.shape, dtype=np.int64)
+    for r in np.flatnonzero(need > 0):
+        order = np.argsort(alpha[:, r], kind="stable")
+        caps = cap_tr[order, r]
+        took_before = np.cumsum(caps) - caps  # what the cheaper slots took (all of it, while any is left)
+        take = np.minimum(caps, np.maximum(int(need[r]) - took_before, 0))
+        if int(take.sum()) < int(need[r]):
+            return None
+        used = take > 0
+        for s, k in zip(order[used].tolist(), take[used].tolist(), strict=True):
+            tr[s, r] = k
+            y[s, r] = job.workers_for(k)
+    return y, tr
+
+
+def _pack_reference(job: SingleJob, need: np.ndarray, cap_y: np.ndarray, alpha: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray] | None:
+    """`_pack` slot by slot (the reference)."""
+    y = np.zeros(cap_y.shape, dtype=np.int64)
+    tr = np.zeros(cap_y.shape, dtype=np.int64)
+    for r in range(cap_y.shape[1]):
+        left = int(need[r])
         for s in np.argsort(alpha[:, r], kind="stable"):
             if left <= 0:
                 break
@@ -311,7 +345,7 @@ def build_plan(job: SingleJob, slots: Sequence[int], ps: Sequence[int], w: np.nd
             left -= take
         if left > 0:
             return None
-    return _assemble(job, sl, ps_a, x, y, tr)
+    return y, tr
 
 
 def lmedian(cost: np.ndarray, L: int, allowed: np.ndarray, swaps: int = 2) -> list[int]:
@@ -393,17 +427,22 @@ def length_grid(slots: int, n: int) -> list[int]:
 
 def candidate_plans(job: SingleJob, w: np.ndarray, P: np.ndarray, *, lengths: Sequence[int] | None = None,
                     exact_workers: bool = False, time_limit: float = 1.0, deadline: Any = None,
-                    ends: Sequence[int] = ()) -> list[Plan]:
+                    ends: Sequence[int] = (), prune: bool = True) -> list[Plan]:
     """Plans with L active slots for each L in ``lengths`` (default: while the latency alone stays below the
     best plan found): the L slots ending at the earliest completion (and at each slot index in ``ends``),
     PS sites from an L-median of the per-chunk costs h[r, p] = min_{r'} (delta q^{r r'} + (pi q^{r' p} +
     mean worker price at r') / k), and separately one median for every slot. Workers and transfers by
-    `fixed_ps_plan` (``exact_workers``, a MILP per candidate within ``time_limit``) or `build_plan`."""
+    `fixed_ps_plan` (``exact_workers``, a MILP per candidate within ``time_limit``) or `build_plan`.
+    ``prune``: skip a window whose slots cannot train the job's chunks whatever the PS sites (no plan exists
+    there, so the plans are the same as with ``prune=False``, which tries every window: the reference)."""
     L_all = job.slots
     wbar = w.mean(axis=0) if w.size else np.zeros(job.n_sites)
     h = (job.dq[:, :, None] + (job.xq.T[None, :, :] + wbar[None, :, None]) / job.k).min(axis=1)  # [r, p]
     cost = job.chunks[:, None].astype(float) * h
     allowed = (job.cap_ps >= 0).any(axis=0)
+    # the most chunks slots s0..s1 can train with any PS sites: a window below the job's chunks has no plan
+    # (`_flow` and `fixed_ps_plan` find none), so it is skipped before its medians are computed
+    most = np.concatenate([[0], np.cumsum(job.trainable(job.cap_matrix()).sum(axis=2).max(axis=1))])
     out: list[Plan] = []
     best = math.inf
     todo = list(lengths) if lengths is not None else list(range(1, L_all + 1))
@@ -415,6 +454,8 @@ def candidate_plans(job: SingleJob, w: np.ndarray, P: np.ndarray, *, lengths: Se
         if lengths is None and float(job.latency[L - 1]) >= best:
             break
         for end in sorted({L - 1} | {e for e in ends if L - 1 <= e < L_all}):
+            if prune and most[end + 1] - most[end - L + 1] < job.total_chunks:
+                continue
             slots = list(range(end - L + 1, end + 1))
             for meds in (lmedian(cost, L, allowed), lmedian(cost, 1, allowed)):
                 ps = _assign_ps(job, slots, meds, cost)
@@ -668,7 +709,34 @@ def fixed_ps_plan(job: SingleJob, slots: Sequence[int], ps: Sequence[int], w: np
 def _assemble(job: SingleJob, sl: np.ndarray, psa: np.ndarray, X: np.ndarray, N: np.ndarray,
               n: np.ndarray) -> Plan | None:
     """A `Plan` from slot indices, PS sites, transfer totals X, workers N and chunks trained n (slots
-    without workers dropped); None when the numbers do not add up (a float solution rounded wrongly)."""
+    without workers dropped); None when the numbers do not add up (a float solution rounded wrongly).
+    Whole arrays at once; `_assemble_reference` (slot by slot) is the reference it is tested against."""
+    a = job.arrival
+    if not np.array_equal(X.sum(axis=1), job.chunks) or not np.array_equal(X.sum(axis=0), n.sum(axis=0)):
+        return None
+    if np.any(job.epochs * n > job.rho * N + 1e-9):
+        return None
+    active = N.any(axis=1)
+    if not active.any() or (n.any(axis=1) & ~active).any():
+        return None
+    t_of = (a + np.asarray(sl, dtype=np.int64)).tolist()
+    ps_of = np.asarray(psa).tolist()
+    ws, wr = np.nonzero(N)  # row-major: slots ascending, sites ascending within a slot
+    wn = N[ws, wr].astype(np.int64).tolist()
+    per_slot: dict[int, list[tuple[int, int]]] = {}
+    for s_, r_, k_ in zip(ws.tolist(), wr.tolist(), wn, strict=True):
+        per_slot.setdefault(s_, []).append((r_, k_))
+    slots_out = tuple((t_of[s_], int(ps_of[s_]), tuple(ys)) for s_, ys in per_slot.items())
+    ts, tr_ = np.nonzero(n)
+    trained = tuple(zip([t_of[s_] for s_ in ts.tolist()], tr_.tolist(), n[ts, tr_].astype(np.int64).tolist(), strict=True))
+    mr, mc = np.nonzero(X)
+    moves = tuple(zip(mr.tolist(), mc.tolist(), X[mr, mc].astype(np.int64).tolist(), strict=True))
+    return Plan(slots_out, moves, trained)
+
+
+def _assemble_reference(job: SingleJob, sl: np.ndarray, psa: np.ndarray, X: np.ndarray, N: np.ndarray,
+                        n: np.ndarray) -> Plan | None:
+    """`_assemble` slot by slot (the reference)."""
     a = job.arrival
     if not np.array_equal(X.sum(axis=1), job.chunks) or not np.array_equal(X.sum(axis=0), n.sum(axis=0)):
         return None

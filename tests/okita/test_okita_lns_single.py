@@ -3,6 +3,8 @@ re-planned over what the others leave keeps the schedule valid and never makes i
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from edgeopt.core.limits import Deadline
@@ -136,17 +138,63 @@ def test_the_search_never_returns_worse_than_its_start() -> None:
     assert log.improvements > 0
 
 
-@pytest.mark.parametrize(("seed", "exact_workers"), [(0, None), (3, None), (0, False)])
-def test_sequential_insertion_schedules_every_job_validly(seed: int, exact_workers) -> None:
+@pytest.mark.parametrize(("seed", "exact_workers", "priority"),
+                         [(0, None, "ratio"), (3, None, "ratio"), (0, False, "ratio"), (0, None, "arrival")])
+def test_sequential_insertion_schedules_every_job_validly(seed: int, exact_workers, priority: str) -> None:
     from formulations.okita.lns import sequential_insertion
 
     inst = generate("paper", seed=seed, jobs=8, servers=6, horizon=30)
-    built = sequential_insertion(inst, Deadline(3600), exact_workers=exact_workers)  # only the work bounds it
+    # only the work bounds it
+    built = sequential_insertion(inst, Deadline(3600), exact_workers=exact_workers, priority=priority)
     assert built is not None and validate(inst, built) == []
     assert sorted(js.job for js in built.jobs) == list(range(len(inst.jobs)))
     assert all(js.completion is not None for js in built.jobs)
     assert sequential_insertion(inst, _Expired()) is None  # no time: nothing half-built
     assert sequential_insertion(inst, Deadline(3600), max_nonzeros=10) is None  # above the size budget
+
+
+def _two_jobs():
+    """Two jobs on three sites: job 0 arrives first with 30 worker-slots of work at 1 per slot of latency, job 1
+    a slot later with 8 at 100 per slot."""
+    from edgeopt.okita.instance import Instance
+
+    base = generate("paper_linear", seed=0, jobs=2, servers=3, horizon=12).model_dump(mode="json")
+    j0, j1 = base["jobs"]
+    j0.update(arrival=0, data_chunks=[120, 120, 120], latency_cost={"kind": "linear", "tau": 1.0, "b": 0.0})
+    j1.update(arrival=1, data_chunks=[12, 12, 12], latency_cost={"kind": "linear", "tau": 100.0, "b": 0.0})
+    return Instance.model_validate(base)
+
+
+def test_insertion_order_is_smiths_ratio_rule_or_arrival() -> None:
+    from formulations.okita.bounds import worker_limits
+    from formulations.okita.lns import insertion_order
+
+    inst = _two_jobs()
+    assert [W for W, _ in worker_limits(inst)] == [30, 8]
+    # 1 per slot over 30 worker-slots against 100 over 8: job 1 first, though it arrives later
+    assert insertion_order(inst) == [1, 0] and insertion_order(inst, "arrival") == [0, 1]
+    many = generate("paper_linear", seed=4, jobs=12, servers=4, horizon=40)
+    ratio = [(float(job.cost(-(-W // A) + 1)) - float(job.cost(-(-W // A)))) / W
+             for job, (W, A) in zip(many.jobs, worker_limits(many), strict=True)]
+    got = insertion_order(many)
+    assert sorted(got) == list(range(12))
+    assert all(ratio[a] >= ratio[b] for a, b in itertools.pairwise(got))
+    assert insertion_order(many, "arrival") == sorted(range(12), key=lambda k: (many.jobs[k].arrival, k))
+    with pytest.raises(ValueError, match="priority"):
+        insertion_order(many, "deadline")
+
+
+def test_the_ratio_order_lets_the_costlier_late_job_go_first() -> None:
+    from formulations.okita.lns import sequential_insertion
+
+    inst = _two_jobs()
+    by = {p: sequential_insertion(inst, Deadline(3600), exact_workers=True, priority=p) for p in ("arrival", "ratio")}
+    for built in by.values():
+        assert built is not None and validate(inst, built) == []
+    done = {p: {js.job: js.completion for js in built.jobs} for p, built in by.items()}
+    # in arrival order job 0 holds the capacity job 1 needs at its arrival; by ratio job 1 finishes first
+    assert done["ratio"][1] < done["arrival"][1]
+    assert objective(inst, by["ratio"]) < objective(inst, by["arrival"])
 
 
 class _Expired:
@@ -216,3 +264,40 @@ def test_sequential_insertion_switches_to_the_faster_planner_when_its_pace_says_
     assert (out is not None) == built
     if built:
         assert validate(inst, out) == [] and sorted(js.job for js in out.jobs) == list(range(jobs))
+
+
+class _Remaining(Deadline):
+    """A deadline that never passes and always has ``left`` seconds to go."""
+
+    def __init__(self, left: float) -> None:
+        super().__init__(3600)
+        self.left = left
+
+    def remaining(self, *, floor: float = 0.05) -> float:
+        return self.left
+
+
+def test_the_insertions_pace_is_per_unit_of_work(monkeypatch) -> None:
+    """Five small jobs took 1 s (the clock ticks once per reading) and three jobs of 1000 times their work are
+    left: per job the rest would take 0.6 s, per unit of work 600 s, above the 10 s left, so the faster planner
+    takes over after the fifth job."""
+    from formulations.okita import bounds, singlejob
+    from formulations.okita.lns import sequential_insertion
+
+    inst = generate("paper_linear", seed=0, jobs=8, servers=6, horizon=30)
+    real_limits = bounds.worker_limits(inst)
+    # jobs 5-7 count 1000 times their work for the pace (and so come last in ratio order)
+    monkeypatch.setattr(bounds, "worker_limits", lambda _inst: [(W * (1000 if i >= 5 else 1), A)
+                                                                for i, (W, A) in enumerate(real_limits)])
+    flags = []
+    real = singlejob.best_plan
+
+    def spy(job, *args, **kwargs):
+        flags.append((job.index, kwargs["exact_workers"]))
+        return real(job, *args, **kwargs)
+
+    monkeypatch.setattr(singlejob, "best_plan", spy)
+    out = sequential_insertion(inst, _Remaining(10.0), clock=_ticks())
+    assert [e for _, e in flags] == [True] * 5 + [False] * 3
+    assert sorted(i for i, _ in flags[5:]) == [5, 6, 7]
+    assert out is not None and validate(inst, out) == []

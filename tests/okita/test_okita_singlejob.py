@@ -4,6 +4,7 @@ plan is feasible and costs what it says."""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 
@@ -256,3 +257,75 @@ def test_the_subgradient_is_a_supergradient_also_when_the_minimum_lies_in_the_ta
             value = sj.lagrangian(cut, zero, zero, other, tail=job.latency[2:]).value
             assert value <= lag.value + g @ (other - mu) + 1e-7 * (1.0 + abs(lag.value))
     assert in_tail >= 20
+
+
+def test_the_vectorised_packing_makes_the_reference_loops_decisions() -> None:
+    """`build_plan` packs each site's chunks into its cheapest slots by a cumulative sum and assembles the
+    plan from whole arrays; the slot-by-slot loops (``reference=True``) are the reference. Same plans on random
+    tiny cases and on a real job's windows (ties in the prices, full sites, needs that do not fit)."""
+    rng = np.random.default_rng(11)
+    for _, job, w, _P in tiny_cases(60, seed=9):
+        for L in range(1, job.slots + 1):
+            slots = list(range(job.slots - L, job.slots))
+            ps = [int(rng.integers(job.n_sites)) for _ in slots]
+            assert sj.build_plan(job, slots, ps, w) == sj.build_plan(job, slots, ps, w, reference=True)
+    inst = generate("small", seed=1, jobs=3, servers=4, horizon=10)
+    used = np.zeros((inst.horizon, len(inst.sites), len(inst.resources)))
+    used[::3, 1] = inst.capacity[1]  # site 1 full every third slot
+    job = sj.of_instance(inst, 0, used=used)
+    compared = 0
+    for _ in range(80):
+        L = int(rng.integers(1, job.slots + 1))
+        start = int(rng.integers(0, job.slots - L + 1))
+        slots = list(range(start, start + L))
+        ps = [int(rng.integers(job.n_sites)) for _ in slots]
+        w = np.round(rng.uniform(0, 3, (job.slots, job.n_sites)))  # whole prices: many ties
+        fast, ref = sj.build_plan(job, slots, ps, w), sj.build_plan(job, slots, ps, w, reference=True)
+        assert fast == ref
+        compared += fast is not None
+    assert compared >= 10
+    for _ in range(300):  # the packing alone, needs above what the slots hold included
+        A, R = int(rng.integers(1, 7)), int(rng.integers(1, 4))
+        cap_y = rng.integers(0, 4, (A, R))
+        need = rng.integers(0, 3 * int(job.trainable(np.array(4))) + 2, R)
+        alpha = np.round(rng.uniform(0, 2, (A, R)))
+        fast, ref = sj._pack(job, need, cap_y, alpha), sj._pack_reference(job, need, cap_y, alpha)
+        assert (fast is None) == (ref is None)
+        if fast is not None:
+            assert all(np.array_equal(a, b) for a, b in zip(fast, ref, strict=True))
+    built = 0
+    for _ in range(300):  # the assembly alone, numbers that do not add up included
+        A, R = int(rng.integers(1, 6)), job.n_sites
+        N = rng.integers(0, 3, (A, R)) * (rng.random((A, R)) < 0.5)
+        n = np.minimum(job.trainable(N), rng.integers(0, 4, (A, R)))
+        if rng.random() < 0.2:  # chunks trained in a slot without workers
+            n[int(rng.integers(A)), int(rng.integers(R))] += 1
+        X = np.diag(n.sum(axis=0))  # each site trains its own chunks
+        if rng.random() < 0.1:
+            X[0, 0] += 1  # moves that do not add up
+        mine = dataclasses.replace(job, chunks=n.sum(axis=0))
+        sl = np.sort(rng.choice(job.slots, A, replace=False))
+        psa = rng.integers(0, R, A)
+        fast, ref = sj._assemble(mine, sl, psa, X, N, n), sj._assemble_reference(mine, sl, psa, X, N, n)
+        assert fast == ref
+        built += fast is not None
+    assert built >= 100
+
+
+@pytest.mark.parametrize("exact_workers", [False, True])
+def test_pruning_the_windows_that_cannot_train_every_chunk_keeps_the_same_plans(exact_workers: bool) -> None:
+    inst = generate("small", seed=2, jobs=3, servers=4, horizon=12)
+    used = np.zeros((inst.horizon, len(inst.sites), len(inst.resources)))
+    used[:6, :2] = inst.capacity[:2]  # sites 0 and 1 full in the first slots: short windows cannot train it all
+    rng = np.random.default_rng(3)
+    pruned_some = False
+    for i in range(len(inst.jobs)):
+        job = sj.of_instance(inst, i, used=used)
+        w = np.round(rng.uniform(0, 2, (job.slots, job.n_sites)))
+        P = rng.uniform(0, 2, (job.slots, job.n_sites))
+        ends = [job.slots - 1]
+        kw = {"exact_workers": exact_workers, "ends": ends}
+        assert sj.candidate_plans(job, w, P, **kw) == sj.candidate_plans(job, w, P, prune=False, **kw)
+        most = job.trainable(job.cap_matrix()).sum(axis=2).max(axis=1)
+        pruned_some |= bool(most[0] < job.total_chunks)
+    assert pruned_some
