@@ -252,10 +252,12 @@ def sequential_insertion(instance: Any, deadline: Deadline, *, max_nonzeros: int
     planner throughout. None when a job finds no plan, when the deadline passes first, or when the faster
     planner's pace says it will not finish either. ``clock``: seconds for the pace (a test passes its own).
 
-    Measured (seed 0): the `paper` preset 97,148 (`oasis_latency` 125,478) in 130 s of CPU; the ITP quiet
-    week (111 jobs, 11 sites) 184,377, where the best algorithm (`online`) gives 329,202; the ITP typical week
-    (212 jobs), where the MILP's pace gives up, 740,320 with the faster planner throughout (81 s of CPU;
-    `online` 804,105)."""
+    Measured (seed 0) in arrival order: the `paper` preset 97,148 (`oasis_latency` 125,478) in 130 s of CPU;
+    the ITP quiet week (111 jobs, 11 sites) 184,377, where the best algorithm (`online`) gives 329,202; the ITP
+    typical week (212 jobs), where the MILP's pace gives up, 740,320 with the faster planner throughout (81 s
+    of CPU; `online` 804,105); the busiest week (182 jobs) ran out of time. In ratio order: `paper` 91,353
+    (129 s), with the faster planner throughout the quiet week 178,316, the typical 426,771 and the busiest
+    875,449 (152 s; `online` 2,441,444)."""
     from edgeopt.core.limits import BuildTimeLimit
     from edgeopt.okita.schedule import JobSchedule, Schedule, usage_per_slot
     from formulations.okita import singlejob as sj
