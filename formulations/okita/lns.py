@@ -208,6 +208,23 @@ REBUILD_MARGIN = 0.05
 PACE_JOBS = 5
 
 
+def smith_ratios(instance: Any) -> list[float]:
+    """Per job, f_i(L_i + 1) - f_i(L_i) per worker-slot of work W_i, L_i = ceil(W_i / A_i) its least latency
+    (`bounds.worker_limits`): Smith's ratio (`insertion_order`); -inf for a job that fits nowhere (A_i = 0),
+    +inf where both costs overflow."""
+    from formulations.okita.bounds import worker_limits
+
+    ratio = []
+    for job, (W, A) in zip(instance.jobs, worker_limits(instance), strict=True):
+        if A <= 0:
+            ratio.append(-math.inf)
+            continue
+        L = -(-W // A)
+        step = float(job.cost(L + 1)) - float(job.cost(L))
+        ratio.append(math.inf if math.isnan(step) else step / max(W, 1))
+    return ratio
+
+
 def insertion_order(instance: Any, priority: str = "ratio") -> list[int]:
     """The order in which `sequential_insertion` plans the jobs. ``"arrival"``: by arrival, ties by index.
     ``"ratio"`` (Smith's ratio rule; W. E. Smith, "Various optimizers for single-stage production", Naval
@@ -221,16 +238,7 @@ def insertion_order(instance: Any, priority: str = "ratio") -> list[int]:
         return sorted(range(len(jobs)), key=lambda k: (int(jobs[k].arrival), k))
     if priority != "ratio":
         raise ValueError(f"priority: expected 'arrival' or 'ratio', got {priority!r}")
-    from formulations.okita.bounds import worker_limits
-
-    ratio = []
-    for job, (W, A) in zip(jobs, worker_limits(instance), strict=True):
-        if A <= 0:
-            ratio.append(-float("inf"))
-            continue
-        L = -(-W // A)
-        step = float(job.cost(L + 1)) - float(job.cost(L))
-        ratio.append(math.inf if math.isnan(step) else step / max(W, 1))  # nan: both costs overflowed
+    ratio = smith_ratios(instance)
     return sorted(range(len(jobs)), key=lambda k: (-ratio[k], int(jobs[k].arrival), k))
 
 
