@@ -301,3 +301,53 @@ def test_the_insertions_pace_is_per_unit_of_work(monkeypatch) -> None:
     assert [e for _, e in flags] == [True] * 5 + [False] * 3
     assert sorted(i for i, _ in flags[5:]) == [5, 6, 7]
     assert out is not None and validate(inst, out) == []
+
+
+def _spy_insertions(monkeypatch, built: dict):
+    """`lns.sequential_insertion` replaced by the schedules in ``built`` (per priority); returns the priorities asked."""
+    from formulations.okita import lns
+
+    asked = []
+
+    def fake(instance, deadline, *, priority="ratio", **kwargs):
+        asked.append(priority)
+        return built[priority]
+
+    monkeypatch.setattr(lns, "sequential_insertion", fake)
+    return asked
+
+
+def test_the_rebuild_adds_arrival_order_only_for_non_linear_costs_and_when_time_allows(monkeypatch) -> None:
+    from formulations.okita import lns
+
+    # exponential costs (the `paper` generator), where arrival order is the cheaper here: 8 jobs on 12 slots
+    inst = generate("paper", seed=8, jobs=8, servers=3, horizon=12)
+    built = {p: lns.sequential_insertion(inst, Deadline(3600), priority=p) for p in ("ratio", "arrival")}
+    assert all(validate(inst, s) == [] for s in built.values())
+    cheaper = min(built, key=lambda p: objective(inst, built[p]))
+    assert objective(inst, built["arrival"]) != objective(inst, built["ratio"])
+
+    asked = _spy_insertions(monkeypatch, built)
+    assert lns.rebuild(inst, _Remaining(100.0), clock=_ticks()) is built[cheaper]  # 1 s each: time for both
+    assert asked == ["ratio", "arrival"]
+    asked.clear()
+    assert lns.rebuild(inst, _Remaining(1.5), clock=_ticks()) is built["ratio"]  # less than twice the first
+    assert asked == ["ratio"]
+    asked.clear()
+    linear = _two_jobs()
+    assert lns.rebuild(linear, _Remaining(100.0), clock=_ticks()) is built["ratio"]  # Smith's rule: ratio alone
+    assert asked == ["ratio"]
+    asked.clear()
+    built["ratio"] = None  # the ratio order did not finish: arrival order whatever the time
+    assert lns.rebuild(linear, _Remaining(1.5), clock=_ticks()) is built["arrival"]
+    assert asked == ["ratio", "arrival"]
+
+
+def test_the_rebuild_keeps_the_cheaper_of_the_two_orders() -> None:
+    from formulations.okita import lns
+
+    inst = generate("paper", seed=8, jobs=8, servers=3, horizon=12)
+    got = lns.rebuild(inst, Deadline(3600))
+    assert got is not None and validate(inst, got) == []
+    each = [objective(inst, lns.sequential_insertion(inst, Deadline(3600), priority=p)) for p in ("ratio", "arrival")]
+    assert objective(inst, got) == pytest.approx(min(each))
