@@ -246,7 +246,8 @@ def sequential_insertion(instance: Any, deadline: Deadline, *, max_nonzeros: int
                          exact_workers: bool | None = None, priority: str = "ratio",
                          clock: Any = time.perf_counter) -> Any | None:
     """A schedule built from nothing: the jobs in `insertion_order` (``priority``: Smith's ratio rule by
-    default, or arrival), each planned alone by the single-job solver over what the jobs before it hold
+    default, or arrival; with costs that are not linear the ratio order can be far worse, which is why the LNS's
+    `rebuild` tries both there), each planned alone by the single-job solver over what the jobs before it hold
     (`singlejob.best_plan`, as `reoptimise_single`: L-median PS sites, whole workers by a fixed-PS MILP). Every plan fits what is left, so the schedule is
     feasible. ``max_nonzeros``: the LNS's size budget; as for a window, a job whose one-job window model
     (`window_size`, modelled to the horizon) is above it refuses the whole rebuild (None) before any model is
