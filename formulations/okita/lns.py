@@ -203,8 +203,8 @@ def exact_pass(instance: Any, schedule: Any, deadline: Deadline) -> Any | None:
 #: searches: paper preset 97,148 against 125,478, then 90,886 against 94,301 without it; 150 jobs 262,927
 #: against 263,099, where the windows from it ended at 249,667 but from the warm start at 234,006)
 REBUILD_MARGIN = 0.05
-#: `sequential_insertion` judges its pace after this many jobs (of each planner): their time per unit of work says whether
-#: the rest will fit before the deadline
+#: `sequential_insertion` judges its pace after this many jobs (of each planner): their time per unit of work
+#: says whether the rest will fit before the deadline
 PACE_JOBS = 5
 
 
@@ -248,17 +248,16 @@ def sequential_insertion(instance: Any, deadline: Deadline, *, max_nonzeros: int
     """A schedule built from nothing: the jobs in `insertion_order` (``priority``: Smith's ratio rule by
     default, or arrival; with costs that are not linear the ratio order can be far worse, which is why the LNS's
     `rebuild` tries both there), each planned alone by the single-job solver over what the jobs before it hold
-    (`singlejob.best_plan`, as `reoptimise_single`: L-median PS sites, whole workers by a fixed-PS MILP). Every plan fits what is left, so the schedule is
-    feasible. ``max_nonzeros``: the LNS's size budget; as for a window, a job whose one-job window model
-    (`window_size`, modelled to the horizon) is above it refuses the whole rebuild (None) before any model is
-    built.
+    (`singlejob.best_plan`, as `reoptimise_single`: L-median PS sites, whole workers by a fixed-PS MILP). Every
+    plan fits what is left, so the schedule is feasible. ``max_nonzeros``: the LNS's size budget; as for a
+    window, a job whose one-job window model (`window_size`, modelled to the horizon) is above it refuses the
+    whole rebuild (None) before any model is built.
 
     ``exact_workers`` None (the default) starts with the whole-worker MILP and, as soon as the time per unit of
     work (W_i worker-slots) of the jobs planned so far (after `PACE_JOBS`) says the rest will not fit before the
-    deadline, plans the rest
-    without it (the flow plans rounded up to whole workers, no multiplier steps: on the ITP typical week's first
-    8 jobs 2.3 s of CPU, against 19.6 s with the MILP given 2 s per job, and 2 % dearer); True or False keeps one
-    planner throughout. None when a job finds no plan, when the deadline passes first, or when the faster
+    deadline, plans the rest without it (the flow plans rounded up to whole workers, no multiplier steps: on the
+    ITP typical week's first 8 jobs 2.3 s of CPU, against 19.6 s with the MILP given 2 s per job, and 2 %
+    dearer); True or False keeps one planner throughout. None when a job finds no plan, when the deadline passes first, or when the faster
     planner's pace says it will not finish either. ``clock``: seconds for the pace (a test passes its own).
 
     Measured (seed 0) in arrival order: the `paper` preset 97,148 (`oasis_latency` 125,478) in 130 s of CPU;
