@@ -706,15 +706,19 @@ def fixed_ps_plan(job: SingleJob, slots: Sequence[int], ps: Sequence[int], w: np
     return _assemble(job, sl, psa, X, N, n)
 
 
+def _adds_up(job: SingleJob, X: np.ndarray, N: np.ndarray, n: np.ndarray) -> bool:
+    """Whether transfers X move every chunk once to where n trains it, and workers N train what n says (2b)."""
+    return (np.array_equal(X.sum(axis=1), job.chunks) and np.array_equal(X.sum(axis=0), n.sum(axis=0))
+            and not np.any(job.epochs * n > job.rho * N + 1e-9))
+
+
 def _assemble(job: SingleJob, sl: np.ndarray, psa: np.ndarray, X: np.ndarray, N: np.ndarray,
               n: np.ndarray) -> Plan | None:
     """A `Plan` from slot indices, PS sites, transfer totals X, workers N and chunks trained n (slots
     without workers dropped); None when the numbers do not add up (a float solution rounded wrongly).
     Whole arrays at once; `_assemble_reference` (slot by slot) is the reference it is tested against."""
     a = job.arrival
-    if not np.array_equal(X.sum(axis=1), job.chunks) or not np.array_equal(X.sum(axis=0), n.sum(axis=0)):
-        return None
-    if np.any(job.epochs * n > job.rho * N + 1e-9):
+    if not _adds_up(job, X, N, n):
         return None
     active = N.any(axis=1)
     if not active.any() or (n.any(axis=1) & ~active).any():
@@ -738,9 +742,7 @@ def _assemble_reference(job: SingleJob, sl: np.ndarray, psa: np.ndarray, X: np.n
                         n: np.ndarray) -> Plan | None:
     """`_assemble` slot by slot (the reference)."""
     a = job.arrival
-    if not np.array_equal(X.sum(axis=1), job.chunks) or not np.array_equal(X.sum(axis=0), n.sum(axis=0)):
-        return None
-    if np.any(job.epochs * n > job.rho * N + 1e-9):
+    if not _adds_up(job, X, N, n):
         return None
     slots_out, trained = [], []
     for s in range(sl.size):
@@ -963,8 +965,9 @@ def best_multipliers(job: SingleJob, w: np.ndarray, P: np.ndarray, mu0: np.ndarr
     before), towards the cheapest of 40 plan lengths with patience 3, and with 20: ITP quiet week 102,295 /
     104,358 / 105,671, the best of the three per job 114,640; typical week 182,523 / 187,746 / 159,038, best
     191,575 (these sums were measured while the subgradient still left out the tail's purchases, see
-    `lagrangian`; since then the ascent no longer stalls on the cut jobs). At the `paper` preset (50 sites) patience 3 is within 1-3 % of the dual's optimum (a
-    derivative-free search over mu), and 20 is worse (14,166 against 13,494 on every fourth job).
+    `lagrangian`; since then the ascent no longer stalls on the cut jobs). At the `paper` preset (50 sites)
+    patience 3 is within 1-3 % of the dual's optimum (a derivative-free search over mu), and 20 is worse
+    (14,166 against 13,494 on every fourth job).
     """
     finite = [float(t) for t in targets if t is not None and math.isfinite(t)]
     if not finite:

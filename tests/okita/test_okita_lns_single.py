@@ -221,11 +221,15 @@ def test_the_search_offers_the_sequential_insertion_first() -> None:
     assert validate(inst, best) == [] and value <= objective(inst, start)
 
 
-class _Tight(Deadline):
-    """A deadline that never passes but always has 0.1 s left: every pace check fails."""
+class _Remaining(Deadline):
+    """A deadline that never passes and always has ``left`` seconds to go (0.1: every pace check fails)."""
+
+    def __init__(self, left: float) -> None:
+        super().__init__(3600)
+        self.left = left
 
     def remaining(self, *, floor: float = 0.05) -> float:
-        return 0.1
+        return self.left
 
 
 def _ticks():
@@ -259,22 +263,11 @@ def test_sequential_insertion_switches_to_the_faster_planner_when_its_pace_says_
 
     monkeypatch.setattr(singlejob, "best_plan", spy)
     inst = generate("paper", seed=0, jobs=jobs, servers=6, horizon=30)
-    out = sequential_insertion(inst, _Tight(3600), exact_workers=exact_workers, clock=_ticks())
+    out = sequential_insertion(inst, _Remaining(0.1), exact_workers=exact_workers, clock=_ticks())
     assert flags == planned
     assert (out is not None) == built
     if built:
         assert validate(inst, out) == [] and sorted(js.job for js in out.jobs) == list(range(jobs))
-
-
-class _Remaining(Deadline):
-    """A deadline that never passes and always has ``left`` seconds to go."""
-
-    def __init__(self, left: float) -> None:
-        super().__init__(3600)
-        self.left = left
-
-    def remaining(self, *, floor: float = 0.05) -> float:
-        return self.left
 
 
 def test_the_insertions_pace_is_per_unit_of_work(monkeypatch) -> None:
