@@ -152,3 +152,62 @@ def test_cloud_move_delays_nobody_and_saves_what_it_says() -> None:
             assert js == before[j]  # every other job exactly as it was
     assert objective(inst, moved) == res.objective - sum(saving.values())
     assert cloud_moved(inst, data, moved, range(len(inst.jobs))) is None  # nothing left to move
+
+
+def test_cloud_split_schedules_the_set_it_chose_and_beats_its_start() -> None:
+    """`cloud_split` (the LNS's local search): every job wholly on the cloud finishes at its cloud JCT, the
+    others are exactly one of `SPLIT_ALGORITHMS` re-run on them alone, and the total, read off the slots,
+    is below the start's. Deterministic: the search ends when a pass keeps nothing, long before its deadline
+    (about 2 s of CPU at 20 jobs), so the clock decides nothing here."""
+    from edgeopt.core import Deadline
+    from formulations.preemptive.data import from_instance
+    from formulations.preemptive.lns import SPLIT_ALGORITHMS, cloud_jcts, cloud_split, edge_schedule
+
+    inst, ws, sched = _warm("paper", 0, "srtf_elastic", regime="far_cloud", jobs=20)
+    out = cloud_split(inst, sched, Deadline(3600.0))
+    assert out is not None
+    spec = api.family_of(inst)
+    assert spec.validate(inst, out) == []
+    assert _jct(inst, out) == spec.objective(inst, out) < ws.objective
+    data = from_instance(inst)
+    cloud = cloud_jcts(inst, data)
+    on_cloud = {int(js.job) for js in out.jobs if all(int(ch.server) == data.cloud for ch in js.chunks)
+                and _jct(inst, out.model_copy(update={"jobs": [js]})) == cloud[int(js.job)]}
+    assert on_cloud, "the search moved jobs to the cloud on this instance"
+    rest = [j for j in range(len(inst.jobs)) if j not in on_cloud]
+    edge_total = _jct(inst, out.model_copy(update={"jobs": [js for js in out.jobs if int(js.job) in rest]}))
+    reruns = {a: _jct(inst, edge_schedule(inst, rest, a)) for a in SPLIT_ALGORITHMS}
+    assert edge_total in reruns.values()
+    assert _jct(inst, out) == edge_total + sum(cloud[j] for j in on_cloud)
+
+
+def test_edge_schedule_maps_the_jobs_back_and_with_cloud_completes_it() -> None:
+    from formulations.preemptive.data import from_instance
+    from formulations.preemptive.lns import cloud_jcts, edge_schedule, with_cloud
+
+    inst, _ws, _sched = _warm("paper", 1, "online", regime="far_cloud", jobs=12)
+    data = from_instance(inst)
+    keep = [0, 2, 3, 5, 8, 11]
+    edge = edge_schedule(inst, keep, "srtf_elastic")
+    assert sorted(int(js.job) for js in edge.jobs) == keep
+    on_cloud = [j for j in range(len(inst.jobs)) if j not in keep]
+    full = with_cloud(inst, data, edge, on_cloud)
+    spec = api.family_of(inst)
+    assert spec.validate(inst, full) == []
+    cloud = cloud_jcts(inst, data)
+    assert _jct(inst, full) == _jct(inst, edge) + sum(cloud[j] for j in on_cloud)
+
+
+def test_cloud_split_with_no_time_gives_nothing() -> None:
+    from edgeopt.core import Deadline
+    from formulations.preemptive.lns import cloud_split
+
+    class Spent(Deadline):  # a deadline that has passed, whatever the clock says
+        def expired(self) -> bool:
+            return True
+
+        def remaining(self, *, floor: float = 0.05) -> float:
+            return floor
+
+    inst, _ws, sched = _warm("paper", 0, "srtf_elastic", regime="far_cloud", jobs=20)
+    assert cloud_split(inst, sched, Spent(1.0)) is None
