@@ -4,7 +4,9 @@ Method ``lp4_jct``: the aggregated LP of ILP (4) in its JCT form (``lp4_large.bu
 ``pool=True, jct=True``; its module docstring proves it a relaxation: worker groups pooled per type,
 PS rows (4c)/(4d) dropped, buckets charged at their earliest slot, per job a column
 M_j >= F_j + (P_j - 1)/2 with the job's own chunk length P_j (P_cloud when it is wholly colocated on the
-cloud, zeta_j = 1, P_edge otherwise) and M_j >= the job's earliest possible JCT, objective sum_j M_j).
+cloud, zeta_j = 1, P_edge otherwise) and M_j >= the job's earliest possible JCT in its mode: wholly
+colocated on the cloud, on the edge alone, or with some chunk on the cloud at the edge rate (then no earlier
+than the cloud's release + P_edge); objective sum_j M_j).
 Two choices are made here, deterministically from the instance:
 
 * the bucketing: one-slot buckets up to the cutoff ``max_j (cloud start + P_j^cloud) + 1`` (every
@@ -67,13 +69,14 @@ def trivial_bound(instance: Any) -> float:
 
 
 def size(instance: Any) -> ModelSize:
-    """Columns per job: one per (its type's pooled group, bucket) and per cloud bucket, 3 nonzeros each."""
+    """Columns per job: one per (its type's pooled group, bucket) and per cloud bucket, 3 nonzeros each, plus
+    zeta_j, mu_j and M_j; the mixed-mode rows add one nonzero per cloud column."""
     data = from_instance(instance)
     bucket, cutoff = _bucketing(data)
     K = math.ceil((cutoff or data.horizon) / bucket) + 1
     J = data.n_jobs
-    cols = J * (2 * K + 2)
-    return ModelSize(cols, J * (K + 2) + K * len(set(data.worker_type.tolist())), 3 * cols + J * K,
+    cols = J * (2 * K + 3)
+    return ModelSize(cols, J * (K + 4) + K * len(set(data.worker_type.tolist())), 3 * cols + 2 * J * K,
                      note="aggregated LP of (4), one-slot buckets up to the cloud cutoff")
 
 

@@ -57,6 +57,34 @@ def test_no_valid_schedule_ends_a_job_before_its_earliest_end(seed: int) -> None
     assert checked
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_a_job_with_a_chunk_on_the_cloud_ends_after_the_cloud_release_plus_p_edge(seed: int) -> None:
+    """The mixed-mode row of ``lp4_jct``: a job not wholly colocated on the cloud with some chunk there ends no
+    earlier than its cloud release + P_edge (e_mixed), in every algorithm's schedule and the proven optimum of
+    small instances and in `online`'s of a `far_cloud` one, where it splits jobs between edge and cloud."""
+    inst = api.generate("preemptive", "small", seed=seed, jobs=5)
+    cases = [(inst, valid_schedules("preemptive", inst))]
+    opt = prove(api.solve, inst, method="cpsat")
+    assert opt.status == Status.OPTIMAL and not api.validate(inst, opt)
+    cases[0][1].append(("cpsat", opt.schedule))
+    far = api.generate("preemptive", "paper", seed=seed, regime="far_cloud", jobs=40)
+    cases.append((far, valid_schedules("preemptive", far)))
+    mixed = 0
+    for case, schedules in cases:
+        data = from_instance(case)
+        for _name, schedule in schedules:
+            for js in schedule["jobs"]:
+                on_cloud = [c for c in js["chunks"] if c["server"] == case.cloud]
+                colocated = len(on_cloud) == len(js["chunks"]) and all(p["server"] == case.cloud for p in js["ps"])
+                if not on_cloud or colocated:
+                    continue
+                j = int(js["job"])
+                end = max(max(c["slots"]) + 1 for c in js["chunks"] if c["slots"])
+                assert end - int(data.arrival[j]) >= int(data.cloud_start(j)) + int(data.p_edge[j]) - int(data.arrival[j])
+                mixed += 1
+    assert mixed  # some schedule splits a job between the edge and the cloud
+
+
 @pytest.mark.parametrize("seed", range(15))
 def test_one_job_alone_is_bounded_exactly(seed: int) -> None:
     """Seeds 2, 5, 10, 11 and 13 are ones where the first ``lp4_jct`` (a pooled group training from its first
