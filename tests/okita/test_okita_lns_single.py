@@ -328,7 +328,8 @@ def test_the_rebuild_adds_arrival_order_only_for_non_linear_costs_and_when_time_
     assert asked == ["ratio"]
     asked.clear()
     linear = _two_jobs()
-    assert lns.rebuild(linear, _Remaining(100.0), clock=_ticks()) is built["ratio"]  # Smith's rule: ratio alone
+    # Smith's rule: ratio alone (1.4 s left: no time for a negotiated round, `negotiate`'s test)
+    assert lns.rebuild(linear, _Remaining(1.4), clock=_ticks()) is built["ratio"]
     assert asked == ["ratio"]
     asked.clear()
     built["ratio"] = None  # the ratio order did not finish: arrival order whatever the time
@@ -344,3 +345,86 @@ def test_the_rebuild_keeps_the_cheaper_of_the_two_orders() -> None:
     assert got is not None and validate(inst, got) == []
     each = [objective(inst, lns.sequential_insertion(inst, Deadline(3600), priority=p)) for p in ("ratio", "arrival")]
     assert objective(inst, got) == pytest.approx(min(each))
+
+
+def _saturated(inst, sched):
+    """Cells (slot, site, resource) a schedule uses to 95 % of a positive capacity, recomputed here."""
+    import numpy as np
+
+    from edgeopt.okita.schedule import usage_per_slot
+
+    C = np.asarray(inst.capacity, dtype=float)
+    return (usage_per_slot(inst, sched) >= 0.95 * C[None]) & (C[None] > 0)
+
+
+def test_congestion_prices_are_the_counts_times_a_third_of_the_median_latency_step_per_unit() -> None:
+    import numpy as np
+
+    from formulations.okita.bounds import worker_limits
+    from formulations.okita.lns import NEGOTIATION_WEIGHT, congestion_prices
+
+    inst = _two_jobs()
+    steps = [float(job.cost(-(-W // A) + 1)) - float(job.cost(-(-W // A)))
+             for job, (W, A) in zip(inst.jobs, worker_limits(inst), strict=True)]
+    assert steps == [1.0, 100.0] and NEGOTIATION_WEIGHT == pytest.approx(1 / 3)
+    C = np.asarray(inst.capacity, dtype=float)
+    history = np.zeros((inst.horizon,) + C.shape)
+    history[3, 1, 0], history[5, 2, 1] = 1, 2
+    got = congestion_prices(inst, history)
+    want = np.zeros_like(history)
+    want[3, 1, 0] = 50.5 / 3 / C[1, 0]  # median of 1 and 100
+    want[5, 2, 1] = 2 * 50.5 / 3 / C[2, 1]
+    assert np.allclose(got, want)
+
+
+def test_priced_cells_are_left_to_the_jobs_that_need_them() -> None:
+    """At zero prices the insertion is the plain one; with a high price on every cell of one site, no job puts a
+    worker or its PS there (the other sites can train everything), and the schedule is still valid and complete."""
+    import numpy as np
+
+    from formulations.okita.lns import sequential_insertion
+
+    inst = generate("paper_linear", seed=1, jobs=5, servers=4, horizon=20)
+    plain = sequential_insertion(inst, Deadline(3600))
+    C = np.asarray(inst.capacity, dtype=float)
+    zero = sequential_insertion(inst, Deadline(3600), prices=np.zeros((inst.horizon,) + C.shape))
+    assert zero == plain
+    used = {site for js in plain.jobs for e in js.slots for site in [*e.workers, e.ps_site] if site is not None}
+    assert 0 in used  # the price below changes something
+    prices = np.zeros((inst.horizon,) + C.shape)
+    prices[:, 0, :] = 1e6
+    priced = sequential_insertion(inst, Deadline(3600), prices=prices)
+    assert priced is not None and validate(inst, priced) == [] and len(priced.jobs) == len(inst.jobs)
+    assert all(e.workers.get(0, 0) == 0 and e.ps_site != 0 for js in priced.jobs for e in js.slots)
+
+
+def test_negotiate_prices_what_each_schedule_saturated_and_keeps_the_cheapest(monkeypatch) -> None:
+    import numpy as np
+
+    from formulations.okita import lns
+
+    inst = generate("paper_linear", seed=0, jobs=10, servers=3, horizon=14)
+    # three real schedules, the cheapest offered in the first round (2,454 against 2,641 and 2,489)
+    first = lns.sequential_insertion(inst, Deadline(3600), priority="arrival")
+    others = [lns.sequential_insertion(inst, Deadline(3600)),
+              lns.sequential_insertion(inst, Deadline(3600), exact_workers=False)]
+    assert all(s is not None and validate(inst, s) == [] for s in [first, *others])
+    assert objective(inst, others[0]) < min(objective(inst, first), objective(inst, others[1]))
+    assert _saturated(inst, first).any()
+    asked = []
+
+    def fake(instance, deadline, *, prices=None, priority="ratio", **kwargs):
+        asked.append(prices)
+        return others[len(asked) - 1]
+
+    monkeypatch.setattr(lns, "sequential_insertion", fake)
+    got = lns.negotiate(inst, _Remaining(100.0), first, 1.0, clock=_ticks())
+    assert len(asked) == lns.NEGOTIATION_ROUNDS == 2
+    count = _saturated(inst, first).astype(float)
+    assert np.allclose(asked[0], lns.congestion_prices(inst, count))
+    count += _saturated(inst, others[0])
+    assert np.allclose(asked[1], lns.congestion_prices(inst, count))
+    assert got is others[0]
+    asked.clear()
+    # 1.4 s left, less than 1.5 times the first's 1 s: no round
+    assert lns.negotiate(inst, _Remaining(1.4), first, 1.0, clock=_ticks()) is first and asked == []
