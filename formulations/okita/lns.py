@@ -208,21 +208,27 @@ REBUILD_MARGIN = 0.05
 PACE_JOBS = 5
 
 
-def smith_ratios(instance: Any) -> list[float]:
-    """Per job, f_i(L_i + 1) - f_i(L_i) per worker-slot of work W_i, L_i = ceil(W_i / A_i) its least latency
-    (`bounds.worker_limits`): Smith's ratio (`insertion_order`); -inf for a job that fits nowhere (A_i = 0),
-    +inf where both costs overflow."""
+def latency_steps(instance: Any) -> list[tuple[float | None, int]]:
+    """Per job, (f_i(L_i + 1) - f_i(L_i), W_i): what one slot of delay costs at its least latency L_i =
+    ceil(W_i / A_i) (`bounds.worker_limits`), and its work; None for a job that fits nowhere (A_i = 0). The step
+    is +inf where both costs overflow (inf - inf)."""
     from formulations.okita.bounds import worker_limits
 
-    ratio = []
+    out: list[tuple[float | None, int]] = []
     for job, (W, A) in zip(instance.jobs, worker_limits(instance), strict=True):
         if A <= 0:
-            ratio.append(-math.inf)
+            out.append((None, W))
             continue
         L = -(-W // A)
         step = float(job.cost(L + 1)) - float(job.cost(L))
-        ratio.append(math.inf if math.isnan(step) else step / max(W, 1))
-    return ratio
+        out.append((math.inf if math.isnan(step) else step, W))
+    return out
+
+
+def smith_ratios(instance: Any) -> list[float]:
+    """Per job, f_i(L_i + 1) - f_i(L_i) per worker-slot of work W_i (`latency_steps`): Smith's ratio
+    (`insertion_order`); -inf for a job that fits nowhere (A_i = 0), +inf where both costs overflow."""
+    return [-math.inf if step is None else step / max(W, 1) for step, W in latency_steps(instance)]
 
 
 def insertion_order(instance: Any, priority: str = "ratio") -> list[int]:
@@ -351,13 +357,9 @@ NEGOTIATION_WEIGHT = 1.0 / 3.0
 
 def congestion_prices(instance: Any, history: np.ndarray) -> np.ndarray:
     """[T, sites, resources]: ``history`` (how many of the schedules so far saturated each cell, `SATURATED`)
-    times `NEGOTIATION_WEIGHT` x the median latency step (`smith_ratios`' numerator at L_i) per unit of the
+    times `NEGOTIATION_WEIGHT` x the median finite latency step (`latency_steps`) per unit of the
     site's capacity of that resource (zero where the capacity is zero)."""
-    from formulations.okita.bounds import worker_limits
-
-    steps = [float(job.cost(-(-W // A) + 1)) - float(job.cost(-(-W // A)))
-             for job, (W, A) in zip(instance.jobs, worker_limits(instance), strict=True) if A > 0]
-    finite = [x for x in steps if math.isfinite(x)]
+    finite = [step for step, _ in latency_steps(instance) if step is not None and math.isfinite(step)]
     scale = NEGOTIATION_WEIGHT * (float(np.median(finite)) if finite else 0.0)
     C = np.asarray(instance.capacity, dtype=float)
     per_unit = np.divide(scale, C, out=np.zeros_like(C), where=C > 0)

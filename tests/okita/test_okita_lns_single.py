@@ -428,3 +428,18 @@ def test_negotiate_prices_what_each_schedule_saturated_and_keeps_the_cheapest(mo
     asked.clear()
     # 1.4 s left, less than 1.5 times the first's 1 s: no round
     assert lns.negotiate(inst, _Remaining(1.4), first, 1.0, clock=_ticks()) is first and asked == []
+
+
+def test_latency_steps_and_a_job_that_fits_nowhere() -> None:
+    import math
+
+    from edgeopt.okita.instance import Instance
+    from formulations.okita.lns import insertion_order, latency_steps, smith_ratios
+
+    assert latency_steps(_two_jobs()) == [(1.0, 30), (100.0, 8)]
+    base = _two_jobs().model_dump(mode="json")
+    base["jobs"][1]["worker_demand"] = [1000.0] + base["jobs"][1]["worker_demand"][1:]  # no site holds a worker
+    inst = Instance.model_validate(base)
+    (step0, _), (step1, _) = latency_steps(inst)
+    assert step0 == 1.0 and step1 is None
+    assert smith_ratios(inst)[1] == -math.inf and insertion_order(inst) == [0, 1]
