@@ -348,6 +348,11 @@ def rebuild(instance: Any, deadline: Deadline, *, max_nonzeros: int | None = Non
 
 #: `negotiate`: the most insertions at congestion prices after the first
 NEGOTIATION_ROUNDS = 2
+#: `negotiate`: a round starts only with this many times the last insertion's time left (a round that still
+#: runs short is abandoned by the insertion's own pace, and the best schedule so far is kept). 1.2 changed
+#: nothing measured: 600 s searches of 392,134 on the ITP typical week (391,504 at 1.5) and 840,550 on the
+#: busiest (839,546 before `negotiate`), whose first insertion leaves too little time for a round either way
+ROUND_ROOM = 1.5
 #: `negotiate`: a cell counts as saturated from this share of its capacity used
 SATURATED = 0.95
 #: `negotiate`: a saturated cell's price per unit of a site's capacity, per time it was saturated, as a share of
@@ -371,11 +376,12 @@ def negotiate(instance: Any, deadline: Deadline, first: Any, took: float, *, max
     """The cheapest of ``first`` (a `sequential_insertion` in ratio order, which took ``took`` seconds) and up to
     `NEGOTIATION_ROUNDS` insertions in the same order at congestion prices (`congestion_prices`): after each
     schedule, the (slot, site, resource) cells it uses to `SATURATED` of their capacity count once more, and
-    the next insertion prices each cell by its count. A round starts only when the time left is at least 1.5
-    times what the last one took. Why: each job takes the plan cheapest for itself over what the jobs before it
-    hold, so the first jobs fill the cells the later ones need and those wait; a price on the cells that were
-    full makes an early job pay for them, as in negotiated-congestion routing (L. McMurchie and C. Ebeling,
-    "PathFinder: a negotiation-based performance-driven router for FPGAs", FPGA 1995). Ours, not the paper's.
+    the next insertion prices each cell by its count. A round starts only when the time left is at least
+    `ROUND_ROOM` times what the last one took. Why: each job takes the plan cheapest for itself over what the
+    jobs before it hold, so the first jobs fill the cells the later ones need and those wait; a price on the
+    cells that were full makes an early job pay for them, as in negotiated-congestion routing (L. McMurchie and
+    C. Ebeling, "PathFinder: a negotiation-based performance-driven router for FPGAs", FPGA 1995). Ours, not
+    the paper's.
     Measured on the ITP typical week (seed 0, fast planner): 426,771, then 421,677 and 418,988 (60-100 s of CPU
     per insertion); the exact pass (200 s) from the third gives 390,941 against 398,502 from the first."""
     from edgeopt.okita.schedule import objective, usage_per_slot
@@ -385,7 +391,7 @@ def negotiate(instance: Any, deadline: Deadline, first: Any, took: float, *, max
     history = np.zeros((int(instance.horizon),) + C.shape)
     sched = first
     for _ in range(NEGOTIATION_ROUNDS):
-        if deadline.expired() or deadline.remaining(floor=0.0) < 1.5 * took:
+        if deadline.expired() or deadline.remaining(floor=0.0) < ROUND_ROOM * took:
             break
         used = usage_per_slot(instance, sched)
         history += (used >= SATURATED * C[None, :, :]) & (C[None, :, :] > 0)

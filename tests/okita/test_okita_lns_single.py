@@ -426,7 +426,8 @@ def test_negotiate_prices_what_each_schedule_saturated_and_keeps_the_cheapest(mo
     assert np.allclose(asked[1], lns.congestion_prices(inst, count))
     assert got is others[0]
     asked.clear()
-    # 1.4 s left, less than 1.5 times the first's 1 s: no round
+    # 1.4 s left, less than ROUND_ROOM (1.5) times the first's 1 s: no round
+    assert lns.ROUND_ROOM == 1.5
     assert lns.negotiate(inst, _Remaining(1.4), first, 1.0, clock=_ticks()) is first and asked == []
 
 
