@@ -154,8 +154,6 @@ def cloud_moved(instance: Any, data: Any, schedule: Any, free: Sequence[int]) ->
     of the window's sub-model: cloud chunks there start as early as possible, as here. On the
     ``far_cloud`` regime 37 of srtf_elastic's 300 jobs finish earlier this way, 5,249 slots in all.
     """
-    from formulations.preemptive.plan import ChunkPlan, assign_ps, to_schedule
-
     if data.cloud is None:
         return None
     jobs = {int(js.job): js for js in schedule.jobs}
@@ -163,12 +161,9 @@ def cloud_moved(instance: Any, data: Any, schedule: Any, free: Sequence[int]) ->
             if (end := data.cloud_end(j, True)) is not None and end < completion_of(data, jobs[j])]
     if not move:
         return None
-    plans = [ChunkPlan(j, d, None, list(range(data.cloud_start(j), data.cloud_end(j, True))))
-             for j in move for d in range(int(data.chunks[j]))]
     ids = set(move)
-    moved = to_schedule(instance, data, assign_ps(data, plans, {}))
     keep = type(schedule)(speed=schedule.speed, jobs=[js for js in schedule.jobs if int(js.job) not in ids])
-    return merge(data, keep, [js for js in moved.jobs if int(js.job) in ids])
+    return with_cloud(instance, data, keep, move)
 
 
 def window_size(data: Any, free: Sequence[int]) -> ModelSize:
@@ -278,15 +273,13 @@ def cloud_jcts(instance: Any, data: Any) -> np.ndarray:
 def edge_schedule(instance: Any, keep: Sequence[int], algorithm: str) -> Any | None:
     """The family's list scheduler ``algorithm`` (`SPLIT_ALGORITHMS`) run on the jobs ``keep`` alone (the same
     servers; job ids renumbered for the run and mapped back), or None when it leaves a job unscheduled."""
+    from edgeopt.core.registry import lookup
     from edgeopt.preemptive import FAMILY
-    from edgeopt.preemptive.baselines import srtf_elastic
-    from edgeopt.preemptive.online import online
 
     keep = sorted(int(j) for j in keep)
     sub = instance.model_copy(update={"jobs": [instance.jobs[j].model_copy(update={"id": n})
                                                for n, j in enumerate(keep)]})
-    run = {"online": online, "srtf_elastic": srtf_elastic}[algorithm]
-    res = run(sub, seed=0)
+    res = lookup(FAMILY.name, algorithm).fn(sub, seed=0)
     if res.status != Status.FEASIBLE or res.schedule is None:
         return None
     sched = FAMILY.parse_schedule(res.schedule)
@@ -297,7 +290,8 @@ def edge_schedule(instance: Any, keep: Sequence[int], algorithm: str) -> Any | N
 
 def with_cloud(instance: Any, data: Any, edge: Any, on_cloud: Sequence[int]) -> Any:
     """``edge`` (a schedule of the other jobs) plus every job of ``on_cloud`` wholly colocated on the cloud from
-    r_j + Delta_jc (as `cloud_moved` places them; the cloud's workers and PSs are unlimited)."""
+    r_j + Delta_jc, every chunk as early as possible (the cloud's workers and PSs are unlimited); `cloud_moved`
+    and `cloud_split` place their cloud jobs with it."""
     from formulations.preemptive.plan import ChunkPlan, assign_ps, to_schedule
 
     ids = sorted(int(j) for j in on_cloud)
@@ -306,7 +300,8 @@ def with_cloud(instance: Any, data: Any, edge: Any, on_cloud: Sequence[int]) -> 
     plans = [ChunkPlan(j, d, None, list(range(data.cloud_start(j), data.cloud_end(j, True))))
              for j in ids for d in range(int(data.chunks[j]))]
     moved = to_schedule(instance, data, assign_ps(data, plans, {}))
-    return merge(data, edge, [js for js in moved.jobs if int(js.job) in set(ids)])
+    chosen = set(ids)
+    return merge(data, edge, [js for js in moved.jobs if int(js.job) in chosen])
 
 
 def cloud_split(instance: Any, schedule: Any, deadline: Deadline) -> Any | None:
@@ -342,11 +337,10 @@ def cloud_split(instance: Any, schedule: Any, deadline: Deadline) -> Any | None:
     if not np.isfinite(cloud).any():
         return None
     n = len(instance.jobs)
-    arrival = np.array([int(job.arrival) for job in instance.jobs], dtype=np.int64)
     work = np.maximum(1, data.chunks * data.p_edge)
 
     def jcts(edge: Any) -> dict[int, int]:
-        return {int(js.job): completion_of(data, js) - int(arrival[int(js.job)]) for js in edge.jobs}
+        return {int(js.job): completion_of(data, js) - int(data.arrival[int(js.job)]) for js in edge.jobs}
 
     took = [0.0]  # the longest run so far: none starts that the deadline could not wait for
 

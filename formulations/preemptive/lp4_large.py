@@ -257,10 +257,11 @@ def build_lp4_large(data: ModelData, *, bucket: int = 1, pool: bool = False, cut
             e_mixed = (int(data.cloud_start(j)) + int(data.p_edge[j]) - int(data.arrival[j])
                        if j in cloud_cols else None)
             mixed = e_mixed is not None and e_mixed > e_edge
-            if (zeta_col[j] >= 0 and e_cloud is not None and e_cloud != e_edge) or mixed:
+            colocated = zeta_col[j] >= 0 and e_cloud is not None and e_cloud != e_edge
+            if colocated or mixed:
                 split_row = n_rows + J + len(extra)
                 extra.append(float(e_edge))
-                if zeta_col[j] >= 0 and e_cloud is not None and e_cloud != e_edge:
+                if colocated:
                     rows.append(np.array([split_row]))
                     cols.append(np.array([zeta_col[j]]))
                     vals.append(np.array([-(e_cloud - e_edge)], dtype=float))
