@@ -13,6 +13,15 @@ mode, start), bound by the Lagrangian of the pooled capacity rows (`edgeopt.core
   carry the bandwidth of every worker not on them, and at most g_max(m, p) type-m workers share one
   server with a type-p PS. Colocated modes need ``N e_m + z_p <= C_h`` for some server h and p;
   non-colocated Ring-AllReduce modes need N >= 2.
+* Packing rows (`edgeopt.core.packing`): pooling lets any mix of worker types fill every GPU, while on
+  the servers a 4-GPU, 11-CPU worker cannot use the GPUs of a server with fewer than 11 CPUs per 4 GPUs.
+  On the resource r the jobs' least work crowds most (`packing.most_crowded`: the GPUs on the paper
+  presets), for nested sets S of worker types (ordered by how much of each other resource they need per
+  unit of r), per slot: sum over running jobs of type m in S of N e[m, r] <= sum_h beta_h(S), beta_h(S)
+  the most of r that type-S workers alone can hold on server h (an exact integer knapsack per server
+  shape, or a valid upper bound past its node limit). Every schedule meets them (its type-S workers fit
+  on each server), PSs included since they only take room. On ``paper`` (seed 0) the GPUs of the
+  4-GPU types can be filled to 84 % only, and the bound rose from 34,819,254 to 35,381,752.
 * Every schedule of (2) maps each job to the relaxed mode of its (m, q, N): no longer, no more
   demand, so the pooled time-indexed program is a relaxation and its Lagrangian a lower bound on
   the total weighted completion time of every schedule of EVERY job (``partial`` rows are outside).
@@ -31,6 +40,7 @@ import numpy as np
 from edgeopt.core.colgen import JobModes, TimeIndexedRelaxation, undominated
 from edgeopt.core.limits import ModelSize
 from edgeopt.core.lowerbound import BoundMethod
+from edgeopt.core.packing import most_crowded, packing_rows
 from formulations.hetero.data import _may_fit, duration_slots, most_copies
 
 
@@ -63,11 +73,11 @@ def relaxation(instance: Any) -> TimeIndexedRelaxation:
             if ok.any():
                 gmax[:, p] = most_copies(np.maximum(rest[ok], 0.0), e).max(axis=0)
         ncol = gmax.max(axis=1)
-    jobs = []
+    modes = []
     for job in instance.jobs:
         W = float(job.work)
         c = 8.0 * job.gradient_size_mb / (bw * instance.slot_seconds)
-        D, dem = [], []
+        D, dem, kind = [], [], []
         for m in range(M):
             for q in (True, False):
                 nmax = int(min(job.chunks, ncol[m] if q else ntot[m]))
@@ -99,14 +109,24 @@ def relaxation(instance: Any) -> TimeIndexedRelaxation:
                 keep = np.isfinite(demand).all(axis=1) & (job.arrival + d <= T)
                 D.append(d[keep])
                 dem.append(demand[keep])
-        Dk = np.concatenate(D) if D else np.zeros(0, np.int64)
-        Rk = np.concatenate(dem) if dem else np.zeros((0, C.shape[1]))
+                kind.append(np.column_stack([np.full(int(keep.sum()), m), n[keep]]))
+        modes.append((np.concatenate(D) if D else np.zeros(0, np.int64),
+                      np.concatenate(dem) if dem else np.zeros((0, C.shape[1])),
+                      np.concatenate(kind).astype(np.int64) if kind else np.zeros((0, 2), np.int64)))
+    # packing rows (edgeopt.core.packing) on the resource the jobs' work crowds most: per slot, the workers of a
+    # set of types use at most what those types alone can hold server by server
+    areas = np.array([(Rk * Dk[:, None]).min(axis=0) if Dk.size else np.zeros(C.shape[1]) for Dk, Rk, _ in modes])
+    weights, limits, names = packing_rows(C, e, [most_crowded(areas, C.sum(axis=0), T)]) if modes else (
+        np.zeros((0, M)), np.zeros(0), [])
+    jobs = []
+    for job, (Dk, Rk, kind) in zip(instance.jobs, modes, strict=True):
+        Rk = np.hstack([Rk, kind[:, 1:2] * weights.T[kind[:, 0]]])  # N workers of type m: N weights[:, m]
         keep = undominated(Dk, Rk)
         Dk, Rk = Dk[keep], Rk[keep]
         jobs.append(JobModes(weight=float(job.weight), offset=0.0, latest=T, duration=Dk,
                              earliest=np.full(Dk.size, int(job.arrival)), run=Rk))
-    cap = np.repeat(C.sum(axis=0)[:, None], T, axis=1)
-    return TimeIndexedRelaxation(jobs, cap, list(instance.resources))
+    cap = np.repeat(np.concatenate([C.sum(axis=0), limits])[:, None], T, axis=1)
+    return TimeIndexedRelaxation(jobs, cap, [*instance.resources, *names])
 
 
 def trivial_bound(instance: Any) -> float:
@@ -143,8 +163,9 @@ def weight_step(instance: Any) -> float | None:
 def size(instance: Any) -> ModelSize:
     """The starting master (one column per job and a slack per capacity row); column generation then
     adds columns only up to the size budget and stops there, keeping a valid bound."""
-    J, T, R = len(instance.jobs), int(instance.horizon), len(instance.resources)
-    cols = sum(2 * len(instance.worker_types) * int(j.chunks) * max(0, T - int(j.arrival)) for j in instance.jobs)
+    J, T, R, M = len(instance.jobs), int(instance.horizon), len(instance.resources), len(instance.worker_types)
+    cols = sum(2 * M * int(j.chunks) * max(0, T - int(j.arrival)) for j in instance.jobs)
+    R += (R - 1) * M  # at most this many packing rows: one resource, a nested order of the types per other one
     return ModelSize(cols, J + R * T, J + R * T + J * (1 + R * T),
                      note="column generation: the master holds only generated columns")
 
