@@ -129,14 +129,14 @@ def relaxation(instance: Any) -> TimeIndexedRelaxation:
     return TimeIndexedRelaxation(jobs, cap, [*instance.resources, *names])
 
 
-def trivial_bound(instance: Any) -> float:
-    """sum_j w_j (a_j + shortest duration of j over the configurations the exact models use)."""
+def shortest_durations(instance: Any) -> list[float]:
+    """Per job, its shortest duration over the configurations the exact models use (inf: none fits)."""
     C, e = instance.capacity, instance.worker_demand
     ring = instance.architecture == "ring_allreduce"
     wcap = most_copies(C, e)
     pcap = np.zeros((len(C), 0), np.int64) if ring else most_copies(C, instance.ps_demand)
     ps_types = [-1] if ring else range(len(instance.ps_types))
-    total = 0.0
+    out = []
     for j, job in enumerate(instance.jobs):
         best = math.inf
         for m in range(len(e)):
@@ -146,6 +146,14 @@ def trivial_bound(instance: Any) -> float:
                     n = next((n for n in range(int(job.chunks), 0, -1) if _may_fit(q, n, m, p, wcap, pcap, ring)), 0)
                     if n:
                         best = min(best, duration_slots(instance, j, m, p, q, n))
+        out.append(best)
+    return out
+
+
+def trivial_bound(instance: Any) -> float:
+    """sum_j w_j (a_j + shortest duration of j over the configurations the exact models use)."""
+    total = 0.0
+    for job, best in zip(instance.jobs, shortest_durations(instance), strict=True):
         if job.arrival + best > instance.horizon:
             return -math.inf  # no complete schedule; the relaxation reports it
         total += float(job.weight) * (job.arrival + best)
@@ -161,12 +169,15 @@ def weight_step(instance: Any) -> float | None:
 
 
 def size(instance: Any) -> ModelSize:
-    """The starting master (one column per job and a slack per capacity row); column generation then
-    adds columns only up to the size budget and stops there, keeping a valid bound."""
+    """The starting master: a slack per capacity row and slot, and per job its shortest column (what column
+    generation prices first at zero prices: the job's earliest completion), which touches every row in each
+    slot it runs (a job that fits nowhere: the whole horizon). Column generation then adds columns only up to
+    the size budget and stops there, keeping a valid bound."""
     J, T, R, M = len(instance.jobs), int(instance.horizon), len(instance.resources), len(instance.worker_types)
     cols = sum(2 * M * int(j.chunks) * max(0, T - int(j.arrival)) for j in instance.jobs)
     R += (R - 1) * M  # at most this many packing rows: one resource, a nested order of the types per other one
-    return ModelSize(cols, J + R * T, J + R * T + J * (1 + R * T),
+    first = sum(1 + R * int(min(d, T)) for d in shortest_durations(instance))
+    return ModelSize(cols, J + R * T, J + R * T + first,
                      note="column generation: the master holds only generated columns")
 
 
