@@ -139,6 +139,7 @@ def packing_rows(capacity: Any, demand: Any, resources: Sequence[int] | None = N
     M = e.shape[0]
     uniq, inv = np.unique(C, axis=0, return_inverse=True)
     count = np.bincount(np.asarray(inv).reshape(-1), minlength=len(uniq))
+    limit: dict[tuple[int, tuple[int, ...]], float] = {}  # every (resource, set) once, whichever order reaches it
     found: dict[tuple[int, tuple[int, ...]], float] = {}
     for r in (range(R) if resources is None else resources):
         users = [m for m in range(M) if e[m, r] > 0]
@@ -148,13 +149,14 @@ def packing_rows(capacity: Any, demand: Any, resources: Sequence[int] | None = N
                 continue
             ranked = sorted(users, key=lambda m: (-e[m, r2] / e[m, r], m))
             for k in range(1, len(ranked) + 1):
-                S = tuple(sorted(ranked[:k]))
-                if (r, S) in found:
+                key = (r, tuple(sorted(ranked[:k])))
+                if key in limit:
                     continue
-                idx = list(S)
-                limit = sum(int(c) * max_packed(cap, e[idx], e[idx, r])[0] for cap, c in zip(uniq, count, strict=True))
-                if limit < pooled * (1 - 1e-9) - 1e-9:
-                    found[(r, S)] = limit
+                idx = list(key[1])
+                limit[key] = sum(int(c) * max_packed(cap, e[idx], e[idx, r])[0]
+                                 for cap, c in zip(uniq, count, strict=True))
+                if limit[key] < pooled * (1 - 1e-9) - 1e-9:
+                    found[key] = limit[key]
     # a row is implied by one over a larger set of the same resource with a limit no higher
     kept = [(r, S) for (r, S), lim in found.items() if not any(
         r2 == r and S2 != S and set(S) <= set(S2) and lim2 <= lim for (r2, S2), lim2 in found.items())]
