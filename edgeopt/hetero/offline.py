@@ -92,18 +92,30 @@ class _Held:
         self.price = _rule_prices(instance, rule)
         self.free = np.repeat(np.asarray(instance.capacity, dtype=float)[:, :, None], instance.horizon, axis=2)
         self.window: PricedWindow | None = None
+        self.pending: list[tuple[np.ndarray, int, int]] = []  # changes the window has not seen yet
 
     def change(self, pl: Placement, sign: int) -> None:
-        """Hold (``sign`` 1) or release (-1) ``pl``'s resources over its run."""
+        """Hold (``sign`` 1) or release (-1) ``pl``'s resources over its run. The window sees the change at the
+        next search (`sync`): ruin and recreate puts back a dozen jobs in a row, one update instead of a dozen."""
         rows = np.array(sorted(set(pl.workers) | set(pl.ps)), dtype=np.int64)
         self.free[rows, :, pl.start:pl.end] -= sign * pl.demand(self.inst)[rows, :, None]
         if self.window is not None:
-            self.window.update(self.price, self.free, pl.start, pl.end, rows)
+            self.pending.append((rows, pl.start, pl.end))
+
+    def sync(self) -> None:
+        """Bring the window up to date with the pending changes: one update over their servers and slots
+        (`PricedWindow.update` recomputes what it covers from the arrays, so a larger box gives the same window)."""
+        if self.window is not None and self.pending:
+            rows = np.unique(np.concatenate([r for r, _, _ in self.pending]))
+            start, end = min(a for _, a, _ in self.pending), max(b for _, _, b in self.pending)
+            self.pending.clear()
+            self.window.update(self.price, self.free, start, end, rows)
 
     def best(self, job: Job, configs: Configs) -> Placement | None:
         """The search's placement of ``job`` under this rule's prices in the free capacity."""
         if self.window is None:
             self.window = PricedWindow(self.inst, self.price, self.free, 0, self.inst.horizon)
+        self.sync()
         return search(self.inst, job, self.price, self.free, (0, self.inst.horizon), configs=configs,
                       ctx=self.window)
 
