@@ -5,7 +5,7 @@ tests/test_cli_catalog.py fails when it differs from what the registry reports.
 
 FAMILIES = ('edgecloud', 'hetero', 'tapfinger', 'preemptive', 'okita')
 
-SOURCES_SHA256 = 'f71772a7ffbd8245b241ef6b574fe93cc559f1cdb965dd471347282362d66bf8'
+SOURCES_SHA256 = 'dd97b46412edcf5ca97e7b9daab0d783f0d77116d6d6609b43550db6a1ffcd4d'
 
 GUARDS = [{'algorithms': ['online', 'online_bc', 'vanilla_marl'],
   'family': 'tapfinger',

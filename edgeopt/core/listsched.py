@@ -15,8 +15,8 @@ the others fixed); this module runs the passes the same way for every family:
 earliest completion, the others fixed, and a move is kept only when the job completes earlier.
 
 `ruin_recreate` is the larger move a search may run after them (ruin and recreate, Schrimpf et al. 2000;
-Shaw's related removal, 1998): a dozen jobs are taken out together and placed again one by one at their
-earliest completion, in a perturbed order; the move is kept only when the objective falls. Single-job
+Shaw's related removal, 1998): a few jobs (a dozen by default, or a size drawn per iteration from a family's
+list) are taken out together and placed again one by one at their earliest completion, in a perturbed order; the move is kept only when the objective falls. Single-job
 sweeps stop at a local optimum where no job alone can complete earlier; taking out several jobs that run
 at the same time frees room that none of them could use alone.
 """
@@ -129,6 +129,48 @@ MAX_RUIN_ITERATIONS = 1_000_000
 PATIENCE_PER_JOB = 10
 
 
+#: The adaptive choice of a ruin's size (`RuinSizes`): each size keeps at least this share of the draws ...
+MIN_SIZE_SHARE = 0.1
+#: ... and its statistics (objective gained, jobs placed) decay by this factor per iteration, so that the
+#: choice follows what pays now (about the last thousand iterations).
+SIZE_MEMORY = 0.999
+
+
+class RuinSizes:
+    """How many jobs each ruin takes out: a fixed number, or one of a family's sizes drawn per iteration with
+    probabilities that follow each size's recent gain per job placed again (the adaptive weights of Ropke and
+    Pisinger's adaptive large-neighbourhood search, Transp. Sci. 40 (2006) 455-472), each size at least
+    `MIN_SIZE_SHARE` of the draws. Small ruins are cheap and find swaps of neighbours; larger ones find the
+    moves that need several jobs out of the way at once, and which pays differs between instances and over a
+    run. Deterministic: the statistics count jobs placed, not seconds."""
+
+    def __init__(self, size: int | Sequence[int]) -> None:
+        self.sizes = (int(size),) if isinstance(size, int | np.integer) else tuple(int(k) for k in size)
+        if not self.sizes or min(self.sizes) < 1:
+            raise ValueError(f"size: ruin sizes of at least 1 job, got {size!r}")
+        self.gain = np.zeros(len(self.sizes))
+        self.work = np.zeros(len(self.sizes))
+        self.last = 0
+
+    def draw(self, rng: np.random.Generator) -> int:
+        """The size of the next ruin (no draw from ``rng`` when there is one size)."""
+        if len(self.sizes) == 1:
+            return self.sizes[0]
+        rate = self.gain / np.maximum(self.work, 1.0)
+        share = rate / rate.sum() if rate.sum() > 0 else np.full(len(rate), 1.0 / len(rate))
+        p = MIN_SIZE_SHARE + (1.0 - MIN_SIZE_SHARE * len(rate)) * share
+        self.last = int(rng.choice(len(self.sizes), p=p / p.sum()))
+        return self.sizes[self.last]
+
+    def record(self, placed: int, gain: float) -> None:
+        """What the last ruin did: ``placed`` jobs placed again, the objective fell by ``gain`` (>= 0)."""
+        if len(self.sizes) > 1:
+            self.gain *= SIZE_MEMORY
+            self.work *= SIZE_MEMORY
+            self.gain[self.last] += gain
+            self.work[self.last] += placed
+
+
 @dataclasses.dataclass
 class RuinLog:
     """What `ruin_recreate` did: iterations, moves kept, the objective change they made (<= 0), why it stopped
@@ -163,13 +205,14 @@ def _ruined(placed: Placed, size: int, how: str, start: Callable[[Any], int], en
 def ruin_recreate(placed: Placed, *, take_out: Callable[[int, Any], None], earliest: Callable[[int], Any | None],
                   put: Callable[[int, Any], None], start: Callable[[Any], int], end: Callable[[Any], int],
                   cost: Callable[[int, Any], float], urgency: Callable[[int], float], deadline: Any,
-                  seed: int = 0, size: int = 12, noise: float = 0.3, patience: int | None = None,
+                  seed: int = 0, size: int | Sequence[int] = 12, noise: float = 0.3, patience: int | None = None,
                   max_iterations: int = MAX_RUIN_ITERATIONS) -> tuple[Placed, RuinLog]:
     """Ruin and recreate over ``placed`` (job id -> placement, whose capacity the caller holds) until
     ``deadline`` (an `edgeopt.core.limits.Deadline`) expires, ``max_iterations`` have run, or (with
     ``patience``) that many iterations in a row kept no move.
 
-    Each iteration takes out up to ``size`` jobs (chosen by `RUINS` in turn), then places them again one by
+    Each iteration takes out up to ``size`` jobs (chosen by `RUINS` in turn; with a sequence of sizes, one drawn
+    per iteration by `RuinSizes`), then places them again one by
     one at their ``earliest`` completion, most urgent first (``urgency(k)`` times a factor drawn uniformly
     from [1 - noise, 1 + noise], so that the order varies between iterations). The move is kept when every job
     found a place and the sum of ``cost(k, placement)`` over the moved jobs fell; otherwise every job is put
@@ -183,6 +226,7 @@ def ruin_recreate(placed: Placed, *, take_out: Callable[[int, Any], None], earli
         log.stop = "fewer than two jobs"
         return placed, log
     rng = np.random.default_rng(seed)
+    sizes = RuinSizes(size)
     last = 0  # the iteration of the last kept move
     while True:
         if deadline.expired():
@@ -196,7 +240,7 @@ def ruin_recreate(placed: Placed, *, take_out: Callable[[int, Any], None], earli
             break
         how = RUINS[log.iterations % len(RUINS)]
         log.iterations += 1
-        out = _ruined(placed, size, how, start, end, rng)
+        out = _ruined(placed, sizes.draw(rng), how, start, end, rng)
         old = {k: placed[k] for k in out}
         for k in out:
             take_out(k, old[k])
@@ -210,7 +254,9 @@ def ruin_recreate(placed: Placed, *, take_out: Callable[[int, Any], None], earli
             put(k, pl)
         before = sum(cost(k, pl) for k, pl in old.items())
         change = sum(cost(k, pl) for k, pl in new.items()) - before
-        if len(new) == len(out) and change < -1e-9 * max(1.0, abs(before)):
+        kept = len(new) == len(out) and change < -1e-9 * max(1.0, abs(before))
+        sizes.record(len(new), -change if kept else 0.0)
+        if kept:
             placed.update(new)
             log.accepted += 1
             log.change += change

@@ -96,7 +96,7 @@ class _Held:
 
     def change(self, pl: Placement, sign: int) -> None:
         """Hold (``sign`` 1) or release (-1) ``pl``'s resources over its run. The window sees the change at the
-        next search (`sync`): ruin and recreate puts back a dozen jobs in a row, one update instead of a dozen."""
+        next search (`sync`): ruin and recreate puts back the jobs of a ruin in a row, one update instead of several."""
         rows = np.array(sorted(set(pl.workers) | set(pl.ps)), dtype=np.int64)
         self.free[rows, :, pl.start:pl.end] -= sign * pl.demand(self.inst)[rows, :, None]
         if self.window is not None:
@@ -156,12 +156,21 @@ def improve(instance: Instance, placed: dict[int, Placement], configs: dict[int,
                  **_moves(instance, placed, configs), sweeps=sweeps)
 
 
-def recreate(instance: Instance, schedule: Schedule, deadline, *, seed: int = 0, size: int = 12,
+#: Jobs one ruin takes out: 3 or 12, chosen per iteration by their recent gain (`listsched.RuinSizes`). Measured
+#: alone from `offline_fill`'s schedule, 240 s, seed 0: on `paper` (from 37,376,472) 2 jobs -> 37,318,024, 3 ->
+#: 37,215,939, 6 -> 37,235,532, 12 -> 37,354,879, (3, 12) -> 37,236,153; in the ITP busiest week (from 47,790,642)
+#: 3 -> 46,605,012, 12 -> 45,186,400, (3, 12) drawn uniformly -> 45,141,123, (3, 12) -> 44,836,946. Small ruins
+#: are cheap (their searches are most of an iteration) and swap neighbours; the long jobs of a trace week need
+#: larger ones.
+RUIN_SIZE = (3, 12)
+
+
+def recreate(instance: Instance, schedule: Schedule, deadline, *, seed: int = 0, size: int | tuple[int, ...] = RUIN_SIZE,
              patience: int | None = None, max_iterations: int = MAX_RUIN_ITERATIONS
              ) -> tuple[Schedule | None, RuinLog]:
     """``schedule`` improved by ruin and recreate (`edgeopt.core.listsched.ruin_recreate`) until ``deadline``:
-    a dozen jobs that run near one another are taken out together and placed again one by one at their earliest
-    completion by the search `offline_fill` uses (most urgent first: w_j over the job's shortest duration,
+    a few jobs (`RUIN_SIZE`) that run near one another are taken out together and placed again one by one at
+    their earliest completion by the search `offline_fill` uses (most urgent first: w_j over the job's shortest duration,
     perturbed). A move is kept only when the total weighted completion time falls. Returns (the schedule, or
     None when nothing improved or the schedule is not one this search can take: it rejects jobs or has
     preemptive segments; the log)."""

@@ -126,3 +126,41 @@ def test_ruin_recreate_stops_at_the_deadline_and_keeps_a_local_optimum():
         pass
     _m, out, log = _run(lengths, weights, {0: (2, 4), 1: (0, 2)}, deadline=deadline)
     assert log.iterations == 0 and out == {0: (2, 4), 1: (0, 2)} and log.stop == "deadline"
+
+
+def test_ruin_recreate_with_a_list_of_sizes_reaches_the_optimum_and_is_deterministic():
+    lengths = {k: 1 + k % 4 for k in range(10)}
+    weights = {k: 1 + (7 * k) % 5 for k in range(10)}
+    start, t = {}, 0
+    for k in sorted(lengths, key=lambda k: weights[k] / lengths[k]):
+        start[k], t = (t, t + lengths[k]), t + lengths[k]
+    m, out, log = _run(lengths, weights, start, size=(2, 5), max_iterations=2000, seed=3)
+    best, t = 0, 0
+    for k in sorted(lengths, key=lambda k: -weights[k] / lengths[k]):
+        t += lengths[k]
+        best += weights[k] * t
+    assert _total(weights, out) == _total(weights, start) + log.change == best
+    assert m.busy == set().union(*(m.slots(k, s) for k, s in out.items()))
+    assert _run(lengths, weights, start, size=(2, 5), max_iterations=2000, seed=3)[1] == out
+
+
+def test_ruin_sizes_one_size_draws_nothing_and_a_list_follows_the_gain():
+    import numpy as np
+    import pytest
+
+    from edgeopt.core.listsched import MIN_SIZE_SHARE, RuinSizes
+
+    rng = np.random.default_rng(0)
+    state = rng.bit_generator.state
+    assert RuinSizes(12).draw(rng) == 12 and rng.bit_generator.state == state  # other families' streams unchanged
+    sizes = RuinSizes((3, 12))
+    assert {sizes.draw(rng) for _ in range(200)} == {3, 12}  # no gain yet: both drawn
+    for _ in range(300):  # only the ruins of 12 jobs gain
+        k = sizes.draw(rng)
+        sizes.record(k, 5.0 if k == 12 else 0.0)
+    draws = [sizes.draw(rng) for _ in range(2000)]
+    share3 = draws.count(3) / len(draws)
+    assert MIN_SIZE_SHARE * 0.7 < share3 < MIN_SIZE_SHARE * 1.3  # the floor, and no more
+    for bad in ((), (0, 3), -1):
+        with pytest.raises(ValueError, match="size"):
+            RuinSizes(bad)
