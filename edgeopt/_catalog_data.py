@@ -5,7 +5,7 @@ tests/test_cli_catalog.py fails when it differs from what the registry reports.
 
 FAMILIES = ('edgecloud', 'hetero', 'tapfinger', 'preemptive', 'okita')
 
-SOURCES_SHA256 = 'dd97b46412edcf5ca97e7b9daab0d783f0d77116d6d6609b43550db6a1ffcd4d'
+SOURCES_SHA256 = 'e07d47616631412a759c6f4485d4fe74c8c3959158c53935d23729901d241f5a'
 
 GUARDS = [{'algorithms': ['online', 'online_bc', 'vanilla_marl'],
   'family': 'tapfinger',

@@ -16,9 +16,10 @@ earliest completion, the others fixed, and a move is kept only when the job comp
 
 `ruin_recreate` is the larger move a search may run after them (ruin and recreate, Schrimpf et al. 2000;
 Shaw's related removal, 1998): a few jobs (a dozen by default, or a size drawn per iteration from a family's
-list) are taken out together and placed again one by one at their earliest completion, in a perturbed order; the move is kept only when the objective falls. Single-job
-sweeps stop at a local optimum where no job alone can complete earlier; taking out several jobs that run
-at the same time frees room that none of them could use alone.
+list) are taken out together and placed again one by one at their earliest completion, in a perturbed
+order; the move is kept only when the objective falls. Single-job sweeps stop at a local optimum where no
+job alone can complete earlier; taking out several jobs that run at the same time frees room that none of
+them could use alone.
 """
 
 from __future__ import annotations

@@ -165,13 +165,13 @@ def improve(instance: Instance, placed: dict[int, Placement], configs: dict[int,
 RUIN_SIZE = (3, 12)
 
 
-def recreate(instance: Instance, schedule: Schedule, deadline, *, seed: int = 0, size: int | tuple[int, ...] = RUIN_SIZE,
-             patience: int | None = None, max_iterations: int = MAX_RUIN_ITERATIONS
-             ) -> tuple[Schedule | None, RuinLog]:
+def recreate(instance: Instance, schedule: Schedule, deadline, *, seed: int = 0,
+             size: int | tuple[int, ...] = RUIN_SIZE, patience: int | None = None,
+             max_iterations: int = MAX_RUIN_ITERATIONS) -> tuple[Schedule | None, RuinLog]:
     """``schedule`` improved by ruin and recreate (`edgeopt.core.listsched.ruin_recreate`) until ``deadline``:
     a few jobs (`RUIN_SIZE`) that run near one another are taken out together and placed again one by one at
-    their earliest completion by the search `offline_fill` uses (most urgent first: w_j over the job's shortest duration,
-    perturbed). A move is kept only when the total weighted completion time falls. Returns (the schedule, or
+    their earliest completion by the search `offline_fill` uses (most urgent first: w_j over the job's shortest
+    duration, perturbed). A move is kept only when the total weighted completion time falls. Returns (the schedule, or
     None when nothing improved or the schedule is not one this search can take: it rejects jobs or has
     preemptive segments; the log)."""
     if schedule.rejected or any(js.segments for js in schedule.jobs) or len(schedule.jobs) < 2:
