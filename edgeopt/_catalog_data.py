@@ -5,7 +5,7 @@ tests/test_cli_catalog.py fails when it differs from what the registry reports.
 
 FAMILIES = ('edgecloud', 'hetero', 'tapfinger', 'preemptive', 'okita')
 
-SOURCES_SHA256 = 'e07d47616631412a759c6f4485d4fe74c8c3959158c53935d23729901d241f5a'
+SOURCES_SHA256 = 'f5dd2966850d7696547982c642c4eeb55b05d782ee4bff494493545481b56d4b'
 
 GUARDS = [{'algorithms': ['online', 'online_bc', 'vanilla_marl'],
   'family': 'tapfinger',

@@ -51,6 +51,7 @@ from edgeopt.okita.placement import (
     dta,
     dta_cost,
     instance_arrays,
+    max_workers,
     metric_q,
     pa_fill,
     slot_cost,
@@ -62,6 +63,12 @@ from edgeopt.okita.spec import FAMILY
 
 DelayRule = Literal["listing", "tentative"]
 PiecewisePriority = Literal["step", "literal", "off"]
+
+
+def most_workers(C: np.ndarray, ja: JobArrays, W: int) -> int:
+    """The most workers of ``ja`` that sites of capacity ``C`` hold together (each site capped at W, as
+    `pa_fill` caps it): every fill of `osf` over such sites places at most this many."""
+    return int(max_workers(C, ja.m, W).sum())
 
 
 class Plan:
@@ -116,13 +123,20 @@ class OkitaScheduler:
         return best
 
     def preprocess(self, ja: JobArrays, t: int) -> Plan | None:
-        """Lines 5-9: enumerate N_i(t), keep the cheapest bcost + f_i(t + l_i - a_i)."""
+        """Lines 5-9: enumerate N_i(t), keep the cheapest bcost + f_i(t + l_i - a_i).
+
+        N runs up to the most workers empty sites hold (`most_workers`), not up to W: a larger N has no fill
+        in `osf` (infinite cost), so it is never chosen, and a job of millions of chunks would otherwise
+        enumerate millions of N per slot. ``ceil(W / N)`` falls with N, so some N of 1..W meets the horizon
+        rule exactly when N = W does (the rule then keeps only the N that meet it)."""
         W = ja.worker_slots(int(self.M[ja.id].sum()))
-        Ns = np.arange(1, W + 1)
+        Ns = np.arange(1, min(W, most_workers(self.C, ja, W)) + 1)
         ls = np.ceil(W / Ns).astype(np.int64)
-        fits = t + ls <= self.inst.horizon  # horizon rule (module docstring)
-        if fits.any():
+        if t + 1 <= self.inst.horizon:  # horizon rule (module docstring): N = W takes one slot
+            fits = t + ls <= self.inst.horizon
             Ns, ls = Ns[fits], ls[fits]
+        if not Ns.size:
+            return None
         latency = np.asarray(ja.f(t + ls - ja.arrival), dtype=float)
         return self.osf(ja, t, self.C, Ns, ls, latency)
 

@@ -196,6 +196,46 @@ def test_brute_force_enumeration_equals_pruned_osf():
         assert plan.N == best[1] and plan.total == pytest.approx(best[0])
 
 
+# on each of these, 1-9 jobs need more workers (W) than the sites hold
+@pytest.mark.parametrize(("preset", "options"), [("testbed", {}), ("paper", {"jobs": 20, "servers": 8, "horizon": 40})])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_candidates_up_to_the_workers_the_sites_hold_take_the_same_decisions_as_every_n_up_to_w(
+        monkeypatch, preset, options, seed):
+    """`preprocess` enumerates N only up to the workers the sites hold: Okita's schedule is the one of the
+    reference enumeration over every N of 1..W (the larger N have no fill)."""
+    from edgeopt.okita import online
+
+    inst = generate(preset, seed=seed, **options)
+    fast = api.run("online", inst)
+    monkeypatch.setattr(online, "most_workers", lambda C, ja, W: W)  # the reference: every N up to W
+    ref = api.run("online", inst)
+    assert fast.schedule == ref.schedule and fast.objective == ref.objective
+    assert not FAMILY.check_result(inst, fast)
+
+
+def test_a_job_of_millions_of_chunks_is_decided_without_enumerating_millions_of_workers(monkeypatch):
+    """A job whose data needs far more workers than the sites hold: the candidates stop at what the sites hold
+    (counted by a spy on `osf`), and the decisions are those of the enumeration up to W."""
+    from edgeopt.okita import online
+
+    inst = generate("small", seed=0)
+    data = inst.model_dump(mode="json")
+    data["jobs"][0]["data_chunks"] = [10**5] * len(data["sites"])
+    inst = type(inst).model_validate(data)
+    widest = []
+    real = online.OkitaScheduler.osf
+    monkeypatch.setattr(online.OkitaScheduler, "osf", lambda self, ja, t, U, Ns, *a: widest.append(len(Ns))
+                        or real(self, ja, t, U, Ns, *a))
+    fast = api.run("online", inst)
+    sch = online.OkitaScheduler(inst, alpha1=1, alpha2=1, betas=(1, 1, 1), delay_rule="listing",
+                                piecewise_priority="step")
+    held = max(online.most_workers(sch.C, ja, 10**9) for ja in sch.jobs)
+    assert 0 < max(widest) <= held < 10**4
+    monkeypatch.setattr(online, "most_workers", lambda C, ja, W: W)
+    ref = api.run("online", inst)
+    assert fast.schedule == ref.schedule and not FAMILY.check_result(inst, fast)
+
+
 def test_gantt_usage_and_job_rows_adapters_describe_the_schedule():
     inst = generate("small", seed=2)
     res = api.run("online", inst)
