@@ -122,12 +122,12 @@ def test_recreate_with_batched_window_updates_takes_the_same_decisions(monkeypat
     from edgeopt.core import Deadline
     from edgeopt.hetero import offline
 
-    inst = generate("paper", seed=seed, jobs=40, servers=servers, horizon=horizon)
+    inst = generate("paper", seed=seed, jobs=24, servers=servers, horizon=horizon)  # 3 moves kept in each
 
     def run() -> tuple:
         start = api.run("offline_fill", inst)
         sched, log = offline.recreate(inst, FAMILY.parse_schedule(start.schedule), Deadline(10**6), seed=seed,
-                                      max_iterations=60)
+                                      max_iterations=40)
         return start.schedule, None if sched is None else sched.model_dump(), log.accepted
 
     fast = run()

@@ -15,8 +15,9 @@ from formulations.okita import METHODS, SIZES, lp_relaxation
 from tests.reliability_helpers import PROOF_WORK, prove
 
 #: 12 seeded small instances: 2 jobs, 2-3 sites, 5-6 slots, all four latency-cost kinds (30 took a fifth
-#: of the suite's slowest file without finding more).
-AGREE = [(seed, 2 + seed % 2, 5 + seed % 2) for seed in range(12)]
+#: of the suite's slowest file without finding more). Seeds 3 and 6 gave way to 12 and 13: CP-SAT needed
+#: 14 and 17 s of CPU to prove those two (the big-M exchange rows), two thirds of this file's time.
+AGREE = [(seed, 2 + seed % 2, 5 + seed % 2) for seed in (0, 1, 2, 4, 5, 7, 8, 9, 10, 11, 12, 13)]
 
 
 @pytest.fixture(scope="module")
