@@ -129,23 +129,37 @@ def relaxation(instance: Any) -> TimeIndexedRelaxation:
     return TimeIndexedRelaxation(jobs, cap, [*instance.resources, *names])
 
 
+def most_fitting_workers(q: bool, m: int, p: int, wcap: np.ndarray, pcap: np.ndarray, ring: bool) -> tuple[int, int]:
+    """(top, least): configuration (m, p, q, N) passes `_may_fit` exactly for least <= N <= top (top 0: for no N).
+
+    `_may_fit` is monotone in N: colocated, some server must hold N type-m workers (and, with PSs, a type-p PS),
+    so N is at most the largest such server's count; distributed, the servers together must hold N workers,
+    and the rest of its test does not depend on N except Ring-AllReduce's N >= 2."""
+    if q:
+        hosts = wcap[:, m] if ring else wcap[:, m][pcap[:, p] >= 1]
+        return (int(hosts.max()) if hosts.size else 0), 1
+    top = int(wcap[:, m].sum())
+    return (top if _may_fit(False, max(top, 1), m, p, wcap, pcap, ring) else 0), (2 if ring else 1)
+
+
 def shortest_durations(instance: Any) -> list[float]:
-    """Per job, its shortest duration over the configurations the exact models use (inf: none fits)."""
+    """Per job, its shortest duration over the configurations the exact models use (inf: none fits). The
+    duration falls with N (eq. (1) and (14)), so the largest N that may fit (`most_fitting_workers`, at most the
+    job's chunks) is the fastest."""
     C, e = instance.capacity, instance.worker_demand
     ring = instance.architecture == "ring_allreduce"
     wcap = most_copies(C, e)
     pcap = np.zeros((len(C), 0), np.int64) if ring else most_copies(C, instance.ps_demand)
     ps_types = [-1] if ring else range(len(instance.ps_types))
+    limits = {(m, p, q): most_fitting_workers(q, m, p, wcap, pcap, ring)
+              for m in range(len(e)) for p in ps_types for q in (True, False)}
     out = []
     for j, job in enumerate(instance.jobs):
         best = math.inf
-        for m in range(len(e)):
-            for p in ps_types:
-                for q in (True, False):
-                    # the duration falls with N (eq. (1) and (14)): the largest N that may fit is the fastest
-                    n = next((n for n in range(int(job.chunks), 0, -1) if _may_fit(q, n, m, p, wcap, pcap, ring)), 0)
-                    if n:
-                        best = min(best, duration_slots(instance, j, m, p, q, n))
+        for (m, p, q), (top, least) in limits.items():
+            n = min(int(job.chunks), top)
+            if n >= least:
+                best = min(best, duration_slots(instance, j, m, p, q, n))
         out.append(best)
     return out
 
