@@ -41,7 +41,7 @@ from edgeopt.core.colgen import JobModes, TimeIndexedRelaxation, undominated
 from edgeopt.core.limits import ModelSize
 from edgeopt.core.lowerbound import BoundMethod
 from edgeopt.core.packing import most_crowded, packing_rows
-from formulations.hetero.data import _may_fit, duration_slots, most_copies
+from formulations.hetero.data import duration_slots, most_copies, most_fitting_workers
 
 
 def _least_duration(work: float, per_iter: np.ndarray, n: np.ndarray) -> np.ndarray:
@@ -127,19 +127,6 @@ def relaxation(instance: Any) -> TimeIndexedRelaxation:
                              earliest=np.full(Dk.size, int(job.arrival)), run=Rk))
     cap = np.repeat(np.concatenate([C.sum(axis=0), limits])[:, None], T, axis=1)
     return TimeIndexedRelaxation(jobs, cap, [*instance.resources, *names])
-
-
-def most_fitting_workers(q: bool, m: int, p: int, wcap: np.ndarray, pcap: np.ndarray, ring: bool) -> tuple[int, int]:
-    """(top, least): configuration (m, p, q, N) passes `_may_fit` exactly for least <= N <= top (top 0: for no N).
-
-    `_may_fit` is monotone in N: colocated, some server must hold N type-m workers (and, with PSs, a type-p PS),
-    so N is at most the largest such server's count; distributed, the servers together must hold N workers,
-    and the rest of its test does not depend on N except Ring-AllReduce's N >= 2."""
-    if q:
-        hosts = wcap[:, m] if ring else wcap[:, m][pcap[:, p] >= 1]
-        return (int(hosts.max()) if hosts.size else 0), 1
-    top = int(wcap[:, m].sum())
-    return (top if _may_fit(False, max(top, 1), m, p, wcap, pcap, ring) else 0), (2 if ring else 1)
 
 
 def shortest_durations(instance: Any) -> list[float]:

@@ -252,6 +252,19 @@ def _may_fit(q: bool, n: int, m: int, p: int, wcap: np.ndarray, pcap: np.ndarray
     return bool((pcap[:, p] >= 1).any()) and int(((wcap[:, m] > 0) | (pcap[:, p] >= 1)).sum()) >= 2
 
 
+def most_fitting_workers(q: bool, m: int, p: int, wcap: np.ndarray, pcap: np.ndarray, ring: bool) -> tuple[int, int]:
+    """(top, least): configuration (m, p, q, N) passes `_may_fit` exactly for least <= N <= top (top 0: for no N).
+
+    `_may_fit` is monotone in N: colocated, some server must hold N type-m workers (and, with PSs, a type-p PS),
+    so N is at most the largest such server's count; distributed, the servers together must hold N workers,
+    and the rest of its test does not depend on N except Ring-AllReduce's N >= 2."""
+    if q:
+        hosts = wcap[:, m] if ring else wcap[:, m][pcap[:, p] >= 1]
+        return (int(hosts.max()) if hosts.size else 0), 1
+    top = int(wcap[:, m].sum())
+    return (top if _may_fit(False, max(top, 1), m, p, wcap, pcap, ring) else 0), (2 if ring else 1)
+
+
 def ps_bound(data: ModelData, jd: JobData, h: int, p: int) -> int:
     """Most type-p PSs of job ``jd`` on server h that an optimal schedule needs.
 

@@ -85,8 +85,7 @@ def test_shortest_durations_in_closed_form_equal_the_search_over_every_n(preset,
 
 def test_most_fitting_workers_matches_may_fit_for_every_n():
     """`_may_fit` holds exactly on least <= N <= top, colocated and distributed, with PSs and Ring-AllReduce."""
-    from formulations.hetero.bound import most_fitting_workers
-    from formulations.hetero.data import _may_fit
+    from formulations.hetero.data import _may_fit, most_fitting_workers
 
     rng = np.random.default_rng(0)
     for _ in range(300):
