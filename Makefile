@@ -33,7 +33,7 @@ demo: $(STAMP)
 
 # The suite and every notebook (executed by nbmake), on 2 workers.
 test: $(DEVSTAMP)
-	$(BIN)/python -m pytest -q -n 2 --dist loadfile --nbmake tests notebooks
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder --nbmake tests notebooks
 
 lint: $(DEVSTAMP)
 	$(BIN)/ruff check edgeopt formulations tests benchmarks
