@@ -229,6 +229,21 @@ def _exit(code: int) -> None:
     os._exit(code)
 
 
+def _signal_behind(exc: BaseException) -> type[BaseException] | None:
+    """KeyboardInterrupt or Terminated when ``exc`` was caused by one: a signal that arrives while a compiled
+    extension initialises (e.g. ortools' ``cp_model_helper`` on its first import) comes out as
+    ``ImportError: initialization failed`` raised from the handler's exception, and is still Ctrl-C or
+    SIGTERM (exit 130 or 143, no traceback)."""
+    seen: set[int] = set()
+    link: BaseException | None = exc
+    while link is not None and id(link) not in seen:
+        seen.add(id(link))
+        if isinstance(link, (KeyboardInterrupt, Terminated)):
+            return KeyboardInterrupt if isinstance(link, KeyboardInterrupt) else Terminated
+        link = link.__cause__ or link.__context__
+    return None
+
+
 def _main(argv: list[str] | None) -> None:
     command = typer.main.get_command(app)
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -245,6 +260,10 @@ def _main(argv: list[str] | None) -> None:
         err.print("terminated")
         sys.exit(143)
     except Exception as exc:
+        signalled = _signal_behind(exc)
+        if signalled is not None:
+            err.print("interrupted" if signalled is KeyboardInterrupt else "terminated")
+            sys.exit(130 if signalled is KeyboardInterrupt else 143)
         if _is_model_error(exc):  # an algorithm returned an invalid result (api.run gives it no status)
             err.print(f"error: {exc}", markup=False)
             sys.exit(1)
