@@ -32,6 +32,10 @@ import numpy as np
 EPS = 1e-9
 
 _JIT = {"cache": True, "nogil": True}
+#: Integer constants passed to a helper are typed as literals, and numba compiles the helper once for the
+#: literal and once more for int64 (it did so for `_cheapest_walk`, `_next_server`, `_heapify`, `_sift_down`
+#: and `_better`: 3-4 s of a first call's compile). Passing ``I64(c)`` types them int64 from the start.
+I64 = np.int64
 
 
 @nb.njit(**_JIT)
@@ -107,7 +111,7 @@ def _heap_pop(heap, key, n: int):
     top = heap[0]
     n -= 1
     heap[0] = heap[n]
-    _sift_down(heap, key, 0, n)
+    _sift_down(heap, key, I64(0), n)
     return top, n
 
 
@@ -127,12 +131,12 @@ def cheapest_n_column(unit, cap, nmax: int, F) -> None:
     (servers without a unit come last there and never hold unit N, so they are left out)."""
     H = unit.shape[0]
     heap = np.empty(H, dtype=np.int64)
-    nh = 0
+    nh = I64(0)
     for h in range(H):
         if cap[h] > 0:
             heap[nh] = h
             nh += 1
-    _cheapest_walk(unit, cap, nmax, nmax, F, heap, nh, np.empty((1, 1, 1, 1)), -1, 0, 0, np.empty(1))
+    _cheapest_walk(unit, cap, nmax, nmax, F, heap, nh, np.empty((1, 1, 1, 1)), I64(-1), I64(0), I64(0), np.empty(1))
 
 
 @nb.njit(**_JIT)
@@ -208,7 +212,8 @@ def cheapest_n(unit, cap, nmax: int):
     col = np.empty(nmax + 1)
     for x in range(X):
         cheapest_n_column(np.ascontiguousarray(unit[:, x]), np.ascontiguousarray(cap[:, x]), nmax, col)
-        out[:, x] = col
+        for n in range(nmax + 1):  # element by element: a slice assignment compiles numba's broadcasting
+            out[n, x] = col[n]
     return out
 
 
@@ -229,7 +234,8 @@ def refresh_prefix(pref, F, pe_slot, cw_slot, s: int, e: int) -> None:
             u[h] = pe_slot[t, h]
             c[h] = cw_slot[t, h]
         cheapest_n_column(u, c, nmax, col)
-        F[:, t] = col
+        for n in range(nmax + 1):  # element by element, as in `cheapest_n`
+            F[n, t] = col[n]
     for n in range(nmax + 1):
         for t in range(s, T):
             f = F[n, t]
@@ -313,7 +319,8 @@ def _eval_dps(table, pe, pz, e, z, m: int, p: int, n: int, t: int, d: int, b: fl
         ci = np.int64(c)
         cw[h] = max(0, ci)
     order = np.argsort(omega, kind="mergesort")
-    order_out[:] = order
+    for i in range(H):  # element by element, as in `cheapest_n`
+        order_out[i] = order[i]
     cum = np.empty(H, dtype=np.int64)
     cumcost = np.empty(H)
     acc, accc = 0, 0.0
@@ -492,7 +499,7 @@ def search_kernel(gq, gm, gn, gd, mem_ptr, mem_idx, cfp, ts, Tw: int, ps_arch: b
     valid = np.zeros((G, S), dtype=np.bool_)
     mxa = np.empty((G, S))
     lba = np.empty((G, S))  # the first bound per (group, start), for the colocated scan
-    ncand = 0
+    ncand = I64(0)
     for g in range(G):
         q, m, n, d = gq[g], gm[g], gn[g], gd[g]
         k = _log2_floor(d)
@@ -543,9 +550,9 @@ def search_kernel(gq, gm, gn, gd, mem_ptr, mem_idx, cfp, ts, Tw: int, ps_arch: b
             ccomp[j] = end
             j += 1
 
-    best_cost, best_comp = cutoff, -1
+    best_cost, best_comp = cutoff, I64(-1)
     have = False
-    b_nodes, b_c, b_t, b_srv, b_g, b_s = 0, 0, 0, -1, 0, 0
+    b_nodes, b_c, b_t, b_srv, b_g, b_s = I64(0), I64(0), I64(0), I64(-1), I64(0), I64(0)
     done_grp = np.zeros(G, dtype=np.bool_)
     # The reference takes, batch after batch, the `batch` smallest remaining candidates by (key, position)
     # after dropping those the best so far prunes; key = lb + completion * 1e-9 * (1 + |lb|). A heap over
@@ -585,7 +592,7 @@ def search_kernel(gq, gm, gn, gd, mem_ptr, mem_idx, cfp, ts, Tw: int, ps_arch: b
     while nh > 0:
         prune = have or np.isfinite(best_cost)
         if prune and not (best_cost == f_cost and best_comp == f_comp):
-            j = 0
+            j = I64(0)
             for a in range(nh):
                 i = heap[a]
                 lb_i = clb[i]
