@@ -5,7 +5,7 @@ tests/test_cli_catalog.py fails when it differs from what the registry reports.
 
 FAMILIES = ('edgecloud', 'hetero', 'tapfinger', 'preemptive', 'okita')
 
-SOURCES_SHA256 = 'f5dd2966850d7696547982c642c4eeb55b05d782ee4bff494493545481b56d4b'
+SOURCES_SHA256 = 'bcf140a72d030667b4bb183cf429879e85d49182d0091f8e0b623e473ab19231'
 
 GUARDS = [{'algorithms': ['online', 'online_bc', 'vanilla_marl'],
   'family': 'tapfinger',
