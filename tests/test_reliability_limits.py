@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 
 from edgeopt import api
+from edgeopt.commands import common
+from edgeopt.commands.common import Terminated
 from edgeopt.core import InputError, Status
 from edgeopt.core.jsonio import dumps
 from edgeopt.core.result import masked_timings
@@ -127,16 +129,12 @@ def test_interrupting_cpsat_exits_without_output(sig, code, tmp_path):
 
 
 @pytest.mark.parametrize(("signalled", "code", "word"), [(KeyboardInterrupt, 130, "interrupted"),
-                                                         ("Terminated", 143, "terminated")])
+                                                         (Terminated, 143, "terminated")])
 def test_a_signal_during_an_extension_import_is_still_the_signal(signalled, code, word, tmp_path, monkeypatch,
                                                                  capsys):
     """A SIGTERM that arrived while ortools' compiled helper initialised (the first import of ``cp_model``,
     seen on a loaded machine) came out as ``ImportError: initialization failed`` raised from `Terminated`:
     exit 1 and a traceback. The CLI now follows the cause: 143 (130 for Ctrl-C), one word, no output file."""
-    from edgeopt.commands import common
-
-    if signalled == "Terminated":
-        signalled = common.Terminated
     _, inst = small_instance("hetero", tmp_path)
     out = tmp_path / "out.json"
 
