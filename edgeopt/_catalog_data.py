@@ -5,7 +5,7 @@ tests/test_cli_catalog.py fails when it differs from what the registry reports.
 
 FAMILIES = ('edgecloud', 'hetero', 'tapfinger', 'preemptive', 'okita')
 
-SOURCES_SHA256 = 'bcf140a72d030667b4bb183cf429879e85d49182d0091f8e0b623e473ab19231'
+SOURCES_SHA256 = '102ef6ec3015e2ad072d44c783fbfe5c01d2d4d34c4a38827c4f3c5cd66d7fcc'
 
 GUARDS = [{'algorithms': ['online', 'online_bc', 'vanilla_marl'],
   'family': 'tapfinger',

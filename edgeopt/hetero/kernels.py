@@ -18,8 +18,9 @@ colocated scan passes over starts whose first bound, and pairs whose workers alo
 best. Columns are computed lazily (`_cheapest_walk`: servers off a heap by price, a server's capacity
 only when it comes off), with the same sums in the same order.
 
-Compiled with ``cache=True``: the first call in a fresh environment compiles (a few seconds, reported
-separately by benchmarks/hetero_online_speed.py); later processes load the cached machine code.
+Compiled with ``cache=True``: the first call in a fresh environment compiles (about 27 s of CPU on the
+2-core machine, 2026-11-29; reported separately by benchmarks/hetero_online_speed.py); later processes load
+the cached machine code.
 """
 
 from __future__ import annotations
