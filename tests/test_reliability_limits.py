@@ -29,6 +29,7 @@ from tests.reliability_helpers import (
 )
 
 ROOT = Path(__file__).resolve().parents[1]
+PAPER_LIMIT = 4  # seconds of `solve --time-limit` on the paper presets
 
 
 def _python_threads(pid: int) -> list[str]:
@@ -174,22 +175,24 @@ def test_two_solves_are_identical_but_for_timings(family, method, tmp_path):
 @pytest.mark.slow
 @pytest.mark.parametrize("family", FAMILIES)
 @pytest.mark.parametrize("method", ["milp", "cpsat"])
-def test_paper_preset_with_time_limit_10_stays_within_its_cpu_budget(family, method, tmp_path):
-    """``solve --time-limit 10`` on the paper preset ends by itself (the 600 s timeout only catches a
-    hang) and uses at most the CPU of its threads (HiGHS 1, CP-SAT 2 workers) over 25 s. Measured in
-    the child's CPU time, so a loaded machine cannot fail it; the wall-clock promise (25 s on an idle
-    machine) is reported by benchmarks/time_limits.py."""
+def test_paper_preset_with_a_time_limit_stays_within_its_cpu_budget(family, method, tmp_path):
+    """``solve --time-limit 4`` on the paper preset ends by itself (the 600 s timeout only catches a
+    hang) and uses at most the CPU of its threads (HiGHS 1, CP-SAT 2 workers) over the limit plus 15 s
+    (Python's start and imports, reading and writing). Measured in the child's CPU time, so a loaded
+    machine cannot fail it. The limit is short so that the deadline also has to cut the build of the
+    larger models; the wall-clock promise of ``--time-limit 10`` (25 s on an idle machine) is reported
+    by benchmarks/time_limits.py."""
     import resource
 
     inst = write(tmp_path / "p.json", api.generate(family, "paper", seed=0).model_dump(mode="json"))
     out = tmp_path / "out.json"
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    proc = _edgeopt("solve", inst, "--method", method, "--time-limit", "10", "-o", out)
+    proc = _edgeopt("solve", inst, "--method", method, "--time-limit", str(PAPER_LIMIT), "-o", out)
     _, err = proc.communicate(timeout=600)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     threads = 2 if method == "cpsat" else 1
-    assert cpu < threads * 25, (cpu, err)
+    assert cpu < threads * (PAPER_LIMIT + 15), (cpu, err)
     assert "Traceback" not in err
     if proc.returncode == 2:
         assert "--max-model-size" in err and not out.exists()
