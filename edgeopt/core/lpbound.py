@@ -137,13 +137,9 @@ def repair_duals(lp: LinearProgram, y: Any) -> np.ndarray:
     return np.where((y < 0) & ~np.isfinite(lp.row_upper), 0.0, y)
 
 
-def dual_bound(lp: LinearProgram, y: Any) -> float:
-    """A lower bound on the optimum of ``lp`` from any row multipliers ``y``, without a solver (module doc).
-
-    Raises:
-        ModelError: when the multipliers leave a reduced cost on a column unbounded in the
-            direction that would make the bound -inf (they certify nothing).
-    """
+def _dual_terms(lp: LinearProgram, y: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(repaired y, each row's term, each column's term, the column bound each term is taken at) of the
+    weak-duality expression in the module docstring."""
     y = repair_duals(lp, y)
     row_term = np.where(y > 0, y * np.where(np.isfinite(lp.row_lower), lp.row_lower, 0.0),
                         y * np.where(np.isfinite(lp.row_upper), lp.row_upper, 0.0))
@@ -155,8 +151,65 @@ def dual_bound(lp: LinearProgram, y: Any) -> float:
         raise ModelError(f"dual check: column {bad} has reduced cost {r[bad]:.3g} and an infinite bound on that "
                          "side: these multipliers certify no finite bound")
     col_term = np.where(nz, r * np.where(np.isfinite(at), at, 0.0), 0.0)
+    return y, row_term, col_term, at
+
+
+def dual_bound(lp: LinearProgram, y: Any) -> float:
+    """A lower bound on the optimum of ``lp`` from any row multipliers ``y``, without a solver (module doc).
+
+    Raises:
+        ModelError: when the multipliers leave a reduced cost on a column unbounded in the
+            direction that would make the bound -inf (they certify nothing).
+    """
+    y, row_term, col_term, at = _dual_terms(lp, y)
     value = float(math.fsum(row_term)) + float(math.fsum(col_term))
     return value - safety_margin(lp, y, at)
+
+
+def dual_bounds_without(lp: LinearProgram, y: Any, col_owner: Any) -> np.ndarray:
+    """For every owner o, a lower bound on the LP left when o's columns, and the rows that hold only o's
+    columns, are removed; by weak duality at the same multipliers ``y``, without a solver.
+
+    ``col_owner[c]`` is the owner of column c (e.g. the job whose variable it is; -1: nobody's). A row whose
+    nonzeros all belong to one owner is that owner's; every other row (shared capacity, empty rows) stays.
+    The columns left keep their reduced costs (the rows removed hold none of their entries), so the value is
+    ``dual_bound``'s expression over what is left, made safe by the same rounding margin.
+
+    What it bounds is the caller's to state: where the remaining LP is a relaxation of the problem without
+    owner o (as for a time-indexed relaxation whose shared rows are capacities that do not depend on the jobs),
+    every schedule's cost of the other owners is at least ``result[o]``. Used to cut per-job time windows from
+    an incumbent (`formulations.preemptive.windows`).
+
+    Raises:
+        ModelError: as `dual_bound`.
+    """
+    col_owner = np.asarray(col_owner, dtype=np.int64).reshape(lp.shape[1])
+    y, row_term, col_term, at = _dual_terms(lp, y)
+    n_owners = int(col_owner.max()) + 1 if col_owner.size else 0
+    A = lp.A.tocsr()
+    row_of_entry = np.repeat(np.arange(A.shape[0]), np.diff(A.indptr))
+    owner_of_entry = col_owner[A.indices]
+    lo = np.full(A.shape[0], np.iinfo(np.int64).max)
+    hi = np.full(A.shape[0], -1)
+    np.minimum.at(lo, row_of_entry, owner_of_entry)
+    np.maximum.at(hi, row_of_entry, owner_of_entry)
+    row_owner = np.where((lo == hi) & (hi >= 0), hi, -1)  # empty rows: lo > hi, shared
+    per_owner = np.zeros(n_owners)
+    parts: list[float] = []
+    for owner, terms in ((row_owner, row_term), (col_owner, col_term)):
+        parts.append(math.fsum(terms[owner < 0]))
+        order = np.argsort(owner, kind="stable")
+        sorted_owner = owner[order]
+        bounds = np.searchsorted(sorted_owner, np.arange(n_owners + 1))
+        for o in range(n_owners):
+            per_owner[o] += math.fsum(terms[order[bounds[o]:bounds[o + 1]]])
+    # each group sum and the sums of group sums are correctly rounded (fsum): their errors are at most a few
+    # units in the last place of the magnitudes involved, added to the margin of the terms themselves
+    shared = math.fsum(parts)
+    magnitude = abs(shared) + float(np.abs(per_owner).sum())
+    margin = safety_margin(lp, y, at) + 8.0 * UNIT_ROUNDOFF * magnitude
+    total = math.fsum([shared, *per_owner.tolist()])
+    return np.array([math.fsum([total, -per_owner[o]]) for o in range(n_owners)]) - margin
 
 
 def safety_margin(lp: LinearProgram, y: np.ndarray, at: np.ndarray) -> float:
