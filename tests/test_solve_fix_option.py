@@ -1,5 +1,5 @@
 """``edgeopt solve --fix/--no-fix`` and ``api.solve(fix=...)``: the switch reaches the models that have reduced-cost
-fixing (edgecloud milp/cpsat, tapfinger milp), gives the same optimum as the model without it, and is refused with one
+fixing (edgecloud milp/cpsat, tapfinger milp, preemptive milp/cpsat), gives the same optimum as the model without it, and is refused with one
 line naming ``fix`` (exit 2, nothing written) where it cannot apply. Exact solves stop by work (`PROOF_WORK`), not by
 the clock; the instances are proven in well under a second.
 """
@@ -47,7 +47,7 @@ def test_without_the_switch_the_model_keeps_its_default(tapfinger_file, tmp_path
     assert code == 0 and "fix" not in res["extra"]  # tapfinger milp: off by default
 
 
-@pytest.mark.parametrize("family,flags", [("hetero", ["--fix"]), ("okita", ["--no-fix"]), ("preemptive", ["--fix"])])
+@pytest.mark.parametrize("family,flags", [("hetero", ["--fix"]), ("okita", ["--no-fix"]), ("hetero", ["--no-fix"])])
 def test_a_model_without_fixing_refuses_the_switch(family, flags, tmp_path, capsys):
     path, out = tmp_path / "inst.json", tmp_path / "res.json"
     api.save(api.generate(family, "small", seed=1), path)
@@ -55,6 +55,23 @@ def test_a_model_without_fixing_refuses_the_switch(family, flags, tmp_path, caps
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error: fix:") and "tapfinger milp" in err[0]
     assert not out.exists()
+
+
+def test_preemptive_windows_follow_the_switch(tmp_path):
+    """preemptive's per-job windows (its reduced-cost fixing) are on by default from 16 jobs; ``--no-fix`` leaves
+    them out; both prove the same optimum, and both schedules validate."""
+    inst = api.generate("preemptive", "small", seed=0, jobs=16)
+    path = tmp_path / "preemptive.json"
+    api.save(inst, path)
+    code_default, default = _solve(path, tmp_path / "default.json")
+    code_plain, plain = _solve(path, tmp_path / "plain.json", "--no-fix")
+    assert code_default == code_plain == 0
+    assert default["status"] == plain["status"] == Status.OPTIMAL.value
+    assert default["objective"] == plain["objective"]
+    assert default["extra"]["windows"]["mean_window_slots"] < default["extra"]["windows"]["mean_window_slots_before"]
+    assert plain["extra"]["fix"] is False and "windows" not in plain["extra"]
+    for data in (default, plain):
+        assert not api.validate(inst, Result.from_dict(data))
 
 
 def test_fix_with_lns_is_refused(tapfinger_file, tmp_path, capsys):

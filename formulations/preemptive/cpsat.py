@@ -28,8 +28,9 @@ from typing import Any
 from edgeopt.core import Deadline, Result
 from formulations.common import deadline_bounded, finish
 from formulations.common import solve_cpsat as _solve_cpsat
-from formulations.preemptive.data import ModelData, from_instance, with_upper_bound
+from formulations.preemptive.data import ModelData, from_instance
 from formulations.preemptive.plan import ChunkPlan, Plan, assign_ps, to_schedule
+from formulations.preemptive.windows import WINDOW_MIN_JOBS, keep_incumbent, windowed
 from formulations.strengthen import add_cpsat_floor, certified_floor, consecutive_pairs, floor_in_model_units
 
 
@@ -381,7 +382,8 @@ def _counted_chunks(h: CpModelHandle, solver: Any, data: ModelData) -> list[Chun
 
 @deadline_bounded("preemptive", "cpsat")
 def solve_cpsat(instance: Any, *, time_limit: float = 60.0, workers: int = 2, upper_bound: float | None = None,
-                strengthen: bool = True, deadline: Deadline | None = None, hint: Any = None, **_: Any) -> Result:
+                strengthen: bool = True, deadline: Deadline | None = None, hint: Any = None, fix: bool = True,
+                fix_min_jobs: int = WINDOW_MIN_JOBS, **_: Any) -> Result:
     """Solve MINLP (2) exactly with CP-SAT; the schedule is checked by the family's validator.
 
     ``strengthen`` (default): add the valid inequalities (symmetry breaking over identical workers and
@@ -395,6 +397,10 @@ def solve_cpsat(instance: Any, *, time_limit: float = 60.0, workers: int = 2, up
     as solution hints (`start.hint_cpsat`, completed by `formulations.common.complete_hints`); the
     worker-symmetry rows are then left out (a warm start need not be the representative they keep).
     What the search proves is unchanged.
+
+    ``fix`` (default; instances of ``fix_min_jobs`` jobs or more): per-job windows from the list schedulers'
+    incumbent and the certified LP's duals, as the ``milp``'s (`windows.job_windows`); the incumbent is returned
+    when the search ends with nothing better, and ``extra["windows"]`` records what was cut.
     """
     from edgeopt.preemptive import FAMILY
     from edgeopt.preemptive.schedule import Schedule
@@ -403,9 +409,10 @@ def solve_cpsat(instance: Any, *, time_limit: float = 60.0, workers: int = 2, up
     deadline = deadline or Deadline(time_limit)
     floor = certified_floor(instance, deadline) if strengthen else None
     with deadline.guard():
-        data = from_instance(instance)
-        if upper_bound is not None:
-            data = with_upper_bound(data, upper_bound)
+        full = from_instance(instance)
+        data, cut = windowed(instance, full, fix=fix and full.n_jobs >= fix_min_jobs, upper_bound=upper_bound,
+                             hint=hint, deadline=deadline)
+        windows_s = time.perf_counter() - t0
         h = build_cpsat(data, strengthen=strengthen and hint is None)
         if floor is not None:  # the model's objective is (2) itself
             add_cpsat_floor(h.model, floor_in_model_units(floor))
@@ -420,9 +427,14 @@ def solve_cpsat(instance: Any, *, time_limit: float = 60.0, workers: int = 2, up
     build_s = time.perf_counter() - t0
     outcome, solver = _solve_cpsat(h.model, time_limit=time_limit, workers=workers, deadline=deadline)
     schedule = to_schedule(instance, data, extract_cpsat(h, solver, data)) if outcome.has_solution else None
+    fixed: dict[str, Any] = {}
+    if cut is not None:
+        outcome, schedule, returned = keep_incumbent(outcome, schedule, cut)
+        fixed = {"windows": {**cut.record(full), "returned_incumbent": returned},
+                 "timings": {"windows_s": round(windows_s, 6)}}  # of build_s: the incumbent and the LP
     return finish(
         FAMILY, instance, "cpsat", outcome, schedule,
         extra={"model": "MINLP (2), CP-SAT modes + slot literals", "upper_bound": upper_bound,
-               "strengthen": strengthen, "objective_floor": floor,
-               **({"hinted_jobs": hinted} if hinted is not None else {})}, build_s=build_s,
+               "strengthen": strengthen, "objective_floor": floor, "fix": fix,
+               **({"hinted_jobs": hinted} if hinted is not None else {}), **fixed}, build_s=build_s,
     )

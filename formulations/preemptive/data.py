@@ -201,15 +201,20 @@ def from_instance(instance: Any, *, speed: float = 1.0) -> ModelData:
     )
 
 
-def with_upper_bound(data: ModelData, upper_bound: float) -> ModelData:
-    """Per-job deadlines that keep every optimal schedule, given ``upper_bound`` >= OPT of (2).
+def with_upper_bound(data: ModelData, upper_bound: float, others: np.ndarray | None = None) -> ModelData:
+    """Per-job deadlines that keep every schedule of value at most ``upper_bound`` (>= OPT of (2)).
 
-    In an optimal schedule c_j - r_j = OPT - sum_{i != j} (c_i - r_i) <= upper_bound -
+    In such a schedule c_j - r_j = value - sum_{i != j} (c_i - r_i) <= upper_bound -
     sum_{i != j} earliest_jct(i), so job j completes by r_j + that. Restricting job j's slots to
     [0, deadline_j) therefore leaves the optimum unchanged (and shrinks the time-indexed models).
-    With an ``upper_bound`` below the optimum the restricted model may be infeasible.
+    ``others[j]``, when given, is any other lower bound on sum_{i != j} (c_i - r_i) over all complete
+    schedules (`formulations.preemptive.windows.others_floors`: the certified LP without job j); the larger
+    of the two is used. With an ``upper_bound`` below the optimum the restricted model may be infeasible.
     """
     lb = np.array([data.earliest_jct(j) for j in range(data.n_jobs)], dtype=float)
-    slack = float(upper_bound) - (lb.sum() - lb)
+    floor = lb.sum() - lb
+    if others is not None:
+        floor = np.maximum(floor, np.asarray(others, dtype=float))
+    slack = float(upper_bound) - floor
     deadline = np.floor(data.arrival + slack + 1e-9).astype(np.int64)
     return dataclasses.replace(data, deadline=np.minimum(deadline, data.horizon))

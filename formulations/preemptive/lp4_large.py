@@ -71,6 +71,8 @@ class LargeLP:
     row_upper: np.ndarray
     buckets: np.ndarray
     n_groups: int
+    #: the job of every column (each column is one job's: its chunk-slots, zeta_j, mu_j or M_j)
+    job_of_col: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
 
 def _buckets(T: int, bucket: int, cutoff: int | None) -> np.ndarray:
@@ -148,6 +150,7 @@ def build_lp4_large(data: ModelData, *, bucket: int = 1, pool: bool = False, cut
     g_type = np.array([k if pool else k[1] for k in keys], dtype=np.int64) if G else np.zeros(0, dtype=np.int64)
 
     cost, clo, cup = [], [], []
+    owners: list[np.ndarray] = []
     rows, cols, vals = [], [], []
     J = data.n_jobs
     n_work = J
@@ -156,10 +159,11 @@ def build_lp4_large(data: ModelData, *, bucket: int = 1, pool: bool = False, cut
     one_upper = np.zeros(J * K)
     col = 0
 
-    def add(c: np.ndarray, up: np.ndarray, row_lists: list[tuple[np.ndarray, np.ndarray]]) -> None:
+    def add(job: int, c: np.ndarray, up: np.ndarray, row_lists: list[tuple[np.ndarray, np.ndarray]]) -> None:
         nonlocal col
         n = c.size
         ids = np.arange(col, col + n)
+        owners.append(np.full(n, job, dtype=np.int64))
         cost.append(c)
         clo.append(np.zeros(n))
         cup.append(up)
@@ -196,7 +200,7 @@ def build_lp4_large(data: ModelData, *, bucket: int = 1, pool: bool = False, cut
             if ks.size == 0:
                 continue
             c = (start[ks] + 1 - r) / (D * P)
-            add(c, _released_chunk_slots(released.get(int(g), []), D, lo[ks], hi[ks]),
+            add(j, c, _released_chunk_slots(released.get(int(g), []), D, lo[ks], hi[ks]),
                 [(np.full(ks.size, j), np.ones(ks.size)),
                  (n_work + g * K + ks, np.ones(ks.size)),
                  (one_row0 + j * K + ks, np.ones(ks.size))])
@@ -206,13 +210,13 @@ def build_lp4_large(data: ModelData, *, bucket: int = 1, pool: bool = False, cut
             ks = np.flatnonzero(avail > 0)
             if ks.size:
                 first = col
-                add((start[ks] + 1 - r) / (D * P), D * avail[ks].astype(float),
+                add(j, (start[ks] + 1 - r) / (D * P), D * avail[ks].astype(float),
                     [(np.full(ks.size, j), np.ones(ks.size)), (one_row0 + j * K + ks, np.ones(ks.size))])
                 cloud_cols[j] = np.arange(first, col)
             if data.cloud_end(j, True) <= T:  # zeta_j: the whole job colocated on the cloud
                 zeta_col[j] = col
                 kk = np.flatnonzero(L > 0)
-                add(np.array([D * data.cloud_flow(j, True)]), np.ones(1),
+                add(j, np.array([D * data.cloud_flow(j, True)]), np.ones(1),
                     [(np.array([j]), np.array([float(D * P)])),
                      (one_row0 + j * K + kk, D * L[kk])])
     n_rows = one_row0 + J * K
@@ -277,11 +281,11 @@ def build_lp4_large(data: ModelData, *, bucket: int = 1, pool: bool = False, cut
                     rows.append(np.array([mode_row]))
                     cols.append(np.array([zeta_col[j]]))
                     vals.append(np.array([-1.0]))
-                add(np.zeros(1), np.ones(1), [(np.array([split_row, work_row, mode_row]),
+                add(j, np.zeros(1), np.ones(1), [(np.array([split_row, work_row, mode_row]),
                                                np.array([-(e_mixed - e_edge), float(data.chunks[j] * data.p_edge[j]),
                                                          -1.0]))])
             rs = [n_rows + j] + ([split_row] if split_row is not None else [])
-            add(np.ones(1), np.full(1, np.inf), [(np.array(rs), np.ones(len(rs)))])
+            add(j, np.ones(1), np.full(1, np.inf), [(np.array(rs), np.ones(len(rs)))])
             clo[-1] = np.array([float(earliest)])
             extra_lower.append((int(data.p_edge[j]) - 1) / 2.0)
         extra_lower.extend(extra)
@@ -299,7 +303,8 @@ def build_lp4_large(data: ModelData, *, bucket: int = 1, pool: bool = False, cut
     row_upper = np.concatenate([np.full(n_work, np.inf), np.repeat(W, K) * np.tile((hi - lo).astype(float), G),
                                 one_upper, np.full(len(extra_lower), np.inf)])
     return LargeLP(np.concatenate(cost) if cost else np.zeros(0), np.concatenate(clo) if clo else np.zeros(0),
-                   np.concatenate(cup) if cup else np.zeros(0), A, row_lower, row_upper, b, G)
+                   np.concatenate(cup) if cup else np.zeros(0), A, row_lower, row_upper, b, G,
+                   np.concatenate(owners) if owners else np.zeros(0, dtype=np.int64))
 
 
 def solve_large_lp(lp: LargeLP, *, time_limit: float = 600.0, threads: int = 1, solver: str = "choose") -> tuple[str, float | None, float]:

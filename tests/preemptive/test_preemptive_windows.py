@@ -1,0 +1,94 @@
+"""Per-job windows of the preemptive exact models (`formulations.preemptive.windows`; the leave-one-out dual bound
+they rest on is checked in tests/core/test_core_dual_bounds_without.py).
+
+Checked here: per job, the LP's floor is below the proven optimum of the instance without that job;
+windows cut from an upper bound equal to the optimum itself keep it (milp, on random instances, against the
+model without windows); the incumbent comes back when the search finds nothing better, and the windows'
+contradiction with an incumbent is an error, never a wrong answer. Every schedule goes through the validator.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from edgeopt.core import ModelError, Status
+from edgeopt.preemptive import FAMILY, generate
+from formulations.common import SolverOutcome
+from formulations.preemptive.data import from_instance
+from formulations.preemptive.milp import solve_milp
+from formulations.preemptive.windows import Windows, job_windows, keep_incumbent, others_floors
+from tests.reliability_helpers import prove
+
+
+def _drop(inst, j):
+    jobs = [job.model_copy(update={"id": i}) for i, job in enumerate(x for k, x in enumerate(inst.jobs) if k != j)]
+    return inst.model_copy(update={"jobs": jobs})
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_each_floor_is_below_the_optimum_of_the_other_jobs(seed):
+    """The floor of job j bounds the other jobs' total JCT in every schedule of all jobs; the other jobs alone
+    do at least as well as in any such schedule, so their proven optimum is above it."""
+    inst = generate("small", seed=seed, jobs=5, servers=2)
+    data = from_instance(inst)
+    floors, status = others_floors(data)
+    assert status == "Optimal" and floors.shape == (5,)
+    earliest = np.array([data.earliest_jct(j) for j in range(5)])
+    assert (floors > earliest.sum() - earliest).any(), "the LP floor should be stronger than the earliest JCTs somewhere"
+    for j in range(5):
+        rest = prove(solve_milp, _drop(inst, j), fix=False)
+        assert rest.status == Status.OPTIMAL
+        assert floors[j] <= rest.objective + 1e-9, (j, floors[j], rest.objective)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_windows_from_the_optimum_itself_keep_it(seed):
+    """The tightest windows there are (the upper bound is the optimum) still hold an optimal schedule; the
+    windows from the list schedulers' incumbent too. Every schedule is validated."""
+    inst = generate("small", seed=seed, jobs=7, servers=3)
+    plain = prove(solve_milp, inst, fix=False)
+    assert plain.status == Status.OPTIMAL and not FAMILY.check_result(inst, plain)
+    tight = prove(solve_milp, inst, fix=True, fix_min_jobs=0, upper_bound=plain.objective)
+    found = prove(solve_milp, inst, fix=True, fix_min_jobs=0)
+    for res in (tight, found):
+        assert res.status == Status.OPTIMAL and res.objective == plain.objective
+        assert not FAMILY.check_result(inst, res)
+    w = tight.extra["windows"]
+    assert w["upper_bound"] == plain.objective and w["lp"] == "Optimal"
+    assert w["mean_window_slots"] < w["mean_window_slots_before"]
+    assert found.extra["windows"]["incumbent_from"] is not None
+
+
+def test_the_incumbent_comes_back_when_the_search_finds_nothing_better(monkeypatch):
+    """A search that ends at its limit with no schedule of its own (the solver's answer replaced, so that the case
+    does not depend on how far HiGHS gets): the list schedulers' incumbent is the result, valid, status
+    time_limit, with the solver's bound below it; and optimal when that bound reaches it."""
+    from formulations.preemptive import milp
+
+    inst = generate("small", seed=1, jobs=16)
+    for bound, status in ((40.0, Status.TIME_LIMIT), (1e9, Status.OPTIMAL)):
+        monkeypatch.setattr(milp, "solve_pyomo", lambda *a, b=bound, **k: SolverOutcome(
+            Status.TIME_LIMIT, None, b, 0.1, "time limit", False))
+        res = solve_milp(inst, time_limit=60.0)
+        w = res.extra["windows"]
+        assert w["returned_incumbent"], w
+        assert res.status == status and res.objective == w["upper_bound"]
+        assert res.bound == min(bound, res.objective)
+        assert not FAMILY.check_result(inst, res)
+
+
+def test_a_windowed_model_without_the_incumbent_is_an_error():
+    inst = generate("small", seed=0, jobs=6)
+    cut = job_windows(inst, from_instance(inst), upper_bound=None)
+    assert cut.incumbent is not None
+    for status in (Status.INFEASIBLE, Status.OPTIMAL):
+        outcome = SolverOutcome(status, None, None, 0.1, "forged", False)
+        with pytest.raises(ModelError, match="windows"):
+            keep_incumbent(outcome, None, cut)
+    # nothing to keep without an incumbent: the outcome is returned as it is
+    outcome = SolverOutcome(Status.TIME_LIMIT, None, 3.0, 0.1, "t", False)
+    assert keep_incumbent(outcome, None, dataclasses.replace(cut, incumbent=None)) == (outcome, None, False)
+    assert isinstance(cut, Windows)
