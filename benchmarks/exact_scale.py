@@ -78,9 +78,12 @@ def _fixing_row(res) -> dict:
     """The time split and the fixing's record of a result (empty when it ran without fixing)."""
     out = {}
     timings = res.extra.get("timings") or {}
-    keys = ("incumbent_s", "bound_s", "fixing_s", "model_s", "build_s", "translate_s", "solve_s", "lns_s",
+    keys = ("incumbent_s", "bound_s", "fixing_s", "windows_s", "model_s", "build_s", "translate_s", "solve_s", "lns_s",
             "search_s", "incumbent_cpu_s", "lns_cpu_s", "bound_cpu_s", "fixing_cpu_s", "model_cpu_s", "search_cpu_s")
     out["timings"] = {k: round(float(timings[k]), 3) for k in keys if k in timings}
+    if res.extra.get("windows"):  # preemptive's per-job windows (its fixing): the incumbent and the cut
+        out["windows"] = res.extra["windows"]
+        out["variables"] = res.extra.get("variables")
     fx = res.extra.get("fixing")
     if fx:
         out["fixing"] = {k: fx[k] for k in ("incumbent", "incumbent_from", "bound", "cutoff", "variables", "fixed",
