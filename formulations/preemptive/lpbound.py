@@ -49,11 +49,15 @@ def _bucketing(data: ModelData) -> tuple[int, int | None]:
 
 def relaxation(instance: Any) -> LinearProgram:
     """The LP (module docstring), deterministic in the instance."""
-    data = from_instance(instance)
+    return relaxation_of(from_instance(instance))[0]
+
+
+def relaxation_of(data: ModelData) -> tuple[LinearProgram, np.ndarray]:
+    """The LP of `relaxation` built from model data (e.g. with per-job deadlines), and the job of each column."""
     bucket, cutoff = _bucketing(data)
     lp = build_lp4_large(data, bucket=bucket, pool=True, cutoff=cutoff, jct=True)
     upper = np.where(np.isfinite(lp.col_upper), lp.col_upper, float(data.horizon))
-    return LinearProgram(lp.cost, lp.A.tocsr(), lp.row_lower, lp.row_upper, lp.col_lower, upper)
+    return LinearProgram(lp.cost, lp.A.tocsr(), lp.row_lower, lp.row_upper, lp.col_lower, upper), lp.job_of_col
 
 
 def trivial_bound(instance: Any) -> float:

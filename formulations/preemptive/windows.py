@@ -78,20 +78,16 @@ class Windows:
 def others_floors(data: ModelData, *, time_limit: float = LP_CAP_S) -> tuple[np.ndarray | None, str]:
     """Per job j, a lower bound on sum_{i != j} (c_i - r_i) over every complete schedule (module docstring),
     and the LP's status word; None when the LP is not solved to optimality within ``time_limit``."""
-    from edgeopt.core.lpbound import LinearProgram, dual_bounds_without, round_up, solve_lp
-    from formulations.preemptive.lp4_large import build_lp4_large
-    from formulations.preemptive.lpbound import _bucketing
+    from edgeopt.core.lpbound import dual_bounds_without, round_up, solve_lp
+    from formulations.preemptive.lpbound import relaxation_of
 
     if data.n_jobs == 0:
         return np.zeros(0), ""
-    bucket, cutoff = _bucketing(data)
-    large = build_lp4_large(data, bucket=bucket, pool=True, cutoff=cutoff, jct=True)
-    upper = np.where(np.isfinite(large.col_upper), large.col_upper, float(data.horizon))
-    lp = LinearProgram(large.cost, large.A.tocsr(), large.row_lower, large.row_upper, large.col_lower, upper)
+    lp, job_of_col = relaxation_of(data)
     sol = solve_lp(lp, time_limit=time_limit)
     if sol.status != "Optimal" or sol.row_dual is None:
         return None, sol.status
-    floors = dual_bounds_without(lp, sol.row_dual, large.job_of_col)
+    floors = dual_bounds_without(lp, sol.row_dual, job_of_col)
     return np.array([round_up(float(v), 1.0) if math.isfinite(v) else -math.inf for v in floors]), sol.status
 
 
