@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import time
 from typing import Any
 
 import numpy as np
@@ -47,17 +46,13 @@ class Windows:
         upper_bound: the value every kept schedule is at most (None: no windows).
         incumbent: the list scheduler's schedule the upper bound came from (`formulations.fixing.Incumbent`),
             or None when the caller's ``upper_bound`` was lower or none was found.
-        others: per job, the lower bound on the other jobs' total JCT the deadline used (None: none).
         lp_status: the LP's status word ("" when it was not solved).
-        seconds: time spent (incumbent and LP).
     """
 
     data: ModelData
     upper_bound: float | None = None
     incumbent: Any = None
-    others: np.ndarray | None = None
     lp_status: str = ""
-    seconds: float = 0.0
 
     def record(self, before: ModelData) -> dict[str, Any]:
         """``extra["windows"]`` of the result: where the upper bound came from, and how much the windows cut."""
@@ -92,26 +87,22 @@ def others_floors(data: ModelData, *, time_limit: float = LP_CAP_S) -> tuple[np.
 
 
 def job_windows(instance: Any, data: ModelData, *, upper_bound: float | None, hint: Any = None,
-                find_incumbent: bool = True, deadline: Deadline | None = None) -> Windows:
-    """``data`` with per-job deadlines from the smallest of ``upper_bound`` and, with ``find_incumbent``, the
-    best of ``hint`` and `INCUMBENT_ALGORITHMS`; the deadlines use the LP's floors (`others_floors`) when the
+                deadline: Deadline | None = None) -> Windows:
+    """``data`` with per-job deadlines from the smaller of ``upper_bound`` and the best of ``hint`` and
+    `INCUMBENT_ALGORITHMS`; the deadlines use the LP's floors (`others_floors`) when the
     LP is solved in time, else the earliest JCTs alone. No upper bound at all: ``data`` unchanged."""
     from edgeopt.preemptive import FAMILY
     from formulations.fixing import best_incumbent
 
-    t0 = time.perf_counter()
-    incumbent = None
-    if find_incumbent:
-        incumbent = best_incumbent(FAMILY, instance, hint=hint, algorithms=INCUMBENT_ALGORITHMS, deadline=deadline)
-        if incumbent is not None and upper_bound is not None and upper_bound <= incumbent.objective:
-            incumbent = None
+    incumbent = best_incumbent(FAMILY, instance, hint=hint, algorithms=INCUMBENT_ALGORITHMS, deadline=deadline)
+    if incumbent is not None and upper_bound is not None and upper_bound <= incumbent.objective:
+        incumbent = None
     ub = incumbent.objective if incumbent is not None else upper_bound
     if ub is None:
-        return Windows(data, seconds=time.perf_counter() - t0)
+        return Windows(data)
     budget = LP_CAP_S if deadline is None else min(LP_CAP_S, LP_SHARE * deadline.remaining())
     others, status = others_floors(data, time_limit=max(0.05, budget))
-    return Windows(with_upper_bound(data, ub, others), float(ub), incumbent, others, status,
-                   time.perf_counter() - t0)
+    return Windows(with_upper_bound(data, ub, others), float(ub), incumbent, status)
 
 
 def windowed(instance: Any, data: ModelData, *, fix: bool, upper_bound: float | None, hint: Any = None,
