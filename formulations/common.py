@@ -36,6 +36,7 @@ from pyomo.contrib.solver.solvers import highs as _pyomo_highs  # noqa: F401
 from edgeopt.core import BuildTimeLimit, Deadline, FamilySpec, InputError, ModelError, Result, Status
 from edgeopt.core.family import ZERO_GAP_RTOL, instance_sha256
 from edgeopt.core.limits import HIGHS_NODES_PER_WORK_UNIT, current_work_limit
+from formulations import highs_process
 
 
 def __getattr__(name: str) -> Any:
@@ -149,24 +150,58 @@ def mip_start_vector(model: Any, start: Any) -> list[tuple[Any, float]]:
     return out
 
 
-def _give_mip_start(opt: Any, model: Any, start: Any) -> int:
-    """Hand ``start`` to HiGHS (``Highs.setSolution``, sparse) after Pyomo translated ``model``.
+def _mip_start_columns(opt: Any, model: Any, start: Any) -> tuple[Any, Any] | None:
+    """``start`` as HiGHS columns and values, after Pyomo translated ``model`` (None when it names none).
 
     Pyomo's HiGHS interface has no warm-start option, so this reads its variable-to-column map
-    (``_pyomo_var_to_solver_var_map``, pyomo 6.10) and calls highspy on its ``_solver_model``.
-    HiGHS checks the start itself: a feasible one becomes the first incumbent, an infeasible one is
-    dropped (and a partial one completed by a sub-MIP). Returns the number of values given.
+    (``_pyomo_var_to_solver_var_map``, pyomo 6.10). HiGHS checks the start itself (``Highs.setSolution``,
+    sparse): a feasible one becomes the first incumbent, an infeasible one is dropped (and a partial one
+    completed by a sub-MIP).
     """
     import numpy as np
 
     col = opt._pyomo_var_to_solver_var_map
     pairs = [(col[id(v)], x) for v, x in mip_start_vector(model, start) if id(v) in col]
     if not pairs:
-        return 0
-    idx = np.array([i for i, _ in pairs], dtype=np.int32)
-    val = np.array([x for _, x in pairs], dtype=np.float64)
-    opt._solver_model.setSolution(len(pairs), idx, val)
-    return len(pairs)
+        return None
+    return (np.array([i for i, _ in pairs], dtype=np.int32), np.array([x for _, x in pairs], dtype=np.float64))
+
+
+def _termination(model_status: str) -> Any:
+    """Pyomo's termination condition for a HiGHS model status name, as Pyomo's HiGHS interface maps it
+    (``killed``: the child process was ended at the deadline, `formulations.highs_process`)."""
+    from pyomo.contrib.solver.common.results import TerminationCondition as TC
+
+    return {
+        "kOptimal": TC.convergenceCriteriaSatisfied, "kInfeasible": TC.provenInfeasible,
+        "kUnboundedOrInfeasible": TC.infeasibleOrUnbounded, "kUnbounded": TC.unbounded,
+        "kObjectiveBound": TC.objectiveLimit, "kObjectiveTarget": TC.objectiveLimit,
+        "kTimeLimit": TC.maxTimeLimit, "kIterationLimit": TC.iterationLimit, "kSolutionLimit": TC.iterationLimit,
+        "kInterrupt": TC.interrupted, "killed": TC.maxTimeLimit,
+        "kLoadError": TC.error, "kModelError": TC.error, "kPresolveError": TC.error, "kSolveError": TC.error,
+        "kPostsolveError": TC.error,
+    }.get(model_status, TC.unknown)
+
+
+def _solve_in_child(opt: Any, *, time_limit: float, rel_gap: float, threads: int, tee: bool,
+                    options: dict[str, Any], start: tuple[Any, Any] | None) -> tuple[Any, float | None, float | None]:
+    """Solve the model Pyomo translated into ``opt`` in a child process the deadline can kill
+    (`formulations.highs_process`), and load its incumbent into the Pyomo variables.
+
+    Returns Pyomo's termination condition, the incumbent's objective and the bound, as ``opt.solve``'s
+    results would give them.
+    """
+    from formulations import highs_process
+
+    answer = highs_process.solve_in_child(
+        opt._solver_model, {"output_flag": bool(tee), "threads": int(threads), "mip_rel_gap": float(rel_gap),
+                            **options}, time_limit=time_limit, start=start, tee=tee)
+    if answer.model_status.startswith("died"):
+        raise ModelError(f"HiGHS's child process {answer.model_status} gave no answer")
+    if answer.col_value is not None:
+        for v_id, col in opt._pyomo_var_to_solver_var_map.items():
+            opt._vars[v_id][0].set_value(float(answer.col_value[col]), skip_validation=True)
+    return _termination(answer.model_status), _finite(answer.objective), _finite(answer.bound)
 
 
 def solve_pyomo(
@@ -204,26 +239,36 @@ def solve_pyomo(
         time_limit = min(time_limit, deadline.remaining())
     else:
         opt.set_instance(model)
-    given = _give_mip_start(opt, model, start) if start else 0
+    columns = _mip_start_columns(opt, model, start) if start else None
+    given = 0 if columns is None else len(columns[0])
     translate_s = time.perf_counter() - t0
-    res = opt.solve(
-        model,
-        time_limit=float(time_limit),
-        rel_gap=rel_gap,
-        threads=threads,
-        tee=tee,
-        raise_exception_on_nonoptimal_result=False,
-        load_solutions=False,
-        auto_updates=_NO_UPDATES,
-        solver_options={**_highs_work_options(), **dict(highs_options or {})},
-    )
+    options = {**_highs_work_options(), **dict(highs_options or {})}
+    if opt._solver_model.getNumNz() >= highs_process.MIN_NONZEROS:
+        # large: HiGHS's presolve may overrun the limit without looking at the clock; a child can be killed
+        tc, obj, bound = _solve_in_child(opt, time_limit=float(time_limit), rel_gap=rel_gap, threads=threads,
+                                         tee=tee, options=options, start=columns)
+        has = obj is not None
+    else:
+        if columns is not None:
+            opt._solver_model.setSolution(given, columns[0], columns[1])
+        res = opt.solve(
+            model,
+            time_limit=float(time_limit),
+            rel_gap=rel_gap,
+            threads=threads,
+            tee=tee,
+            raise_exception_on_nonoptimal_result=False,
+            load_solutions=False,
+            auto_updates=_NO_UPDATES,
+            solver_options=options,
+        )
+        tc = res.termination_condition
+        obj = _finite(res.incumbent_objective)
+        bound = _finite(res.objective_bound)
+        has = obj is not None
+        if has:
+            res.solution_loader.load_vars()
     runtime = max(0.0, time.perf_counter() - t0)
-    tc = res.termination_condition
-    obj = _finite(res.incumbent_objective)
-    bound = _finite(res.objective_bound)
-    has = obj is not None
-    if has:
-        res.solution_loader.load_vars()
     if tc == TC.convergenceCriteriaSatisfied and has:
         status = Status.OPTIMAL
     elif tc in (TC.provenInfeasible, TC.infeasibleOrUnbounded, TC.locallyInfeasible):
