@@ -94,6 +94,17 @@ def _lp_arrays(h: Any) -> dict[str, np.ndarray]:
 CHILD_COMMAND: list[str] = [sys.executable, os.path.abspath(__file__)]
 
 
+def write_inputs(folder: str, h: Any, options: dict[str, Any], start: tuple[Any, Any] | None) -> None:
+    """What the child reads from ``folder``: the model ``h`` holds, the MIP start, and the HiGHS options."""
+    arrays = _lp_arrays(h)
+    if start is not None:
+        arrays["start_index"] = np.asarray(start[0], dtype=np.int32)
+        arrays["start_value"] = np.asarray(start[1], dtype=np.float64)
+    np.savez(os.path.join(folder, "model.npz"), **arrays)
+    with open(os.path.join(folder, "options.json"), "w", encoding="utf-8") as f:
+        json.dump(options, f)
+
+
 def solve_in_child(h: Any, options: dict[str, Any], *, time_limit: float, start: tuple[Any, Any] | None = None,
                    tee: bool = False) -> ChildOutcome:
     """Solve the model ``h`` (a ``highspy.Highs`` holding it) in a child process within ``time_limit`` s.
@@ -105,14 +116,7 @@ def solve_in_child(h: Any, options: dict[str, Any], *, time_limit: float, start:
     folder = tempfile.mkdtemp(prefix="edgeopt-highs-")
     proc = None
     try:
-        arrays = _lp_arrays(h)
-        if start is not None:
-            arrays["start_index"] = np.asarray(start[0], dtype=np.int32)
-            arrays["start_value"] = np.asarray(start[1], dtype=np.float64)
-        np.savez(os.path.join(folder, "model.npz"), **arrays)
-        opts = {**options, "time_limit": float(time_limit)}
-        with open(os.path.join(folder, "options.json"), "w", encoding="utf-8") as f:
-            json.dump(opts, f)
+        write_inputs(folder, h, {**options, "time_limit": float(time_limit)}, start)
         out = None if tee else subprocess.DEVNULL
         proc = subprocess.Popen([*CHILD_COMMAND, folder], stdin=subprocess.DEVNULL, stdout=out, stderr=out)
         try:
@@ -157,7 +161,7 @@ def _save_atomically(path: str, **arrays: Any) -> None:
     os.replace(tmp, path)
 
 
-def _child_main(folder: str) -> int:
+def child_main(folder: str) -> int:
     """The child: load the model and options, solve, write the answer."""
     import highspy
 
@@ -209,4 +213,4 @@ def _child_main(folder: str) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(_child_main(sys.argv[1]))
+    sys.exit(child_main(sys.argv[1]))

@@ -159,3 +159,20 @@ def test_the_child_takes_models_from_min_nonzeros_on(child, monkeypatch, thresho
 
 def test_the_threshold_is_well_below_the_smallest_measured_overrun():
     assert highs_process.MIN_NONZEROS <= 1_300_000 // 4
+
+
+def test_the_child_keeps_each_improving_solution_while_it_runs(tmp_path):
+    """The child's own code, run here: HiGHS's improving-solution callback leaves the last incumbent (the one
+    a kill would return) beside the answer, and it is the optimum the answer reports."""
+    import numpy as np
+    from pyomo.contrib.solver.solvers.highs import Highs
+
+    opt = Highs()
+    opt.set_instance(_tiny_model())
+    highs_process.write_inputs(str(tmp_path), opt._solver_model, {"time_limit": 30.0, "threads": 1}, None)
+    assert highs_process.child_main(str(tmp_path)) == 0
+    with np.load(tmp_path / "answer.npz") as answer, np.load(tmp_path / "incumbent.npz") as last:
+        assert str(answer["status"]) == "kOptimal" and float(answer["objective"]) == pytest.approx(-3.2)
+        assert float(last["objective"]) == pytest.approx(-3.2)
+        assert last["col_value"] == pytest.approx(answer["col_value"])
+        assert float(last["bound"]) <= float(last["objective"]) + 1e-9
