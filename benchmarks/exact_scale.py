@@ -42,7 +42,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from edgeopt.bench import benchmark_parser, result_path
+from edgeopt.bench import benchmark_parser, children_peak_rss_mb, cpu_seconds, result_path
 from edgeopt.core import ModelError, Status
 from edgeopt.families import get_family
 from edgeopt.services.lookup import method_takes
@@ -70,8 +70,7 @@ SEED = 1
 
 
 def _cpu() -> float:
-    r = resource.getrusage(resource.RUSAGE_SELF)
-    return r.ru_utime + r.ru_stime
+    return cpu_seconds()  # with the HiGHS child processes' (formulations.highs_process)
 
 
 def _fixing_row(res) -> dict:
@@ -128,6 +127,7 @@ def climb(family: str, models: list[str], time_limit: float, variants: dict[str,
             row = {"jobs": n, **kwargs, **outcome,
                    "wall_s": round(time.perf_counter() - t0, 2), "cpu_s": round(_cpu() - cpu0, 2),
                    "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+                   "child_peak_rss_mb": round(children_peak_rss_mb()),
                    "load_1min": round(os.getloadavg()[0], 2), **(_fixing_row(res) if res is not None else {})}
             key = f"{m}/{v}"
             rows[key].append(row)
