@@ -16,7 +16,8 @@ While HiGHS runs, the child writes every improving MIP solution it reports (with
 moment) to the folder. If the parent has to kill the child, it returns the last of them with status
 ``time_limit``: a search that overran still gives its incumbent, and the caller's validator checks it as it
 checks any other. A child that dies without an answer (killed from outside, out of memory) is an error,
-not a result. Ctrl-C or SIGTERM in the parent kills the child before the exception goes on.
+not a result. Ctrl-C or SIGTERM in the parent kills the child before the exception goes on; on Linux a
+parent killed outright takes the child with it (``PR_SET_PDEATHSIG``).
 
 `formulations.common.solve_pyomo` sends a model here when it has at least `MIN_NONZEROS` nonzeros; smaller
 models, where presolve takes milliseconds, are solved in-process and do not pay the child's start-up.
@@ -116,11 +117,13 @@ def solve_in_child(h: Any, options: dict[str, Any], *, time_limit: float, start:
     folder = tempfile.mkdtemp(prefix="edgeopt-highs-")
     proc = None
     try:
-        write_inputs(folder, h, {**options, "time_limit": float(time_limit)}, start)
+        time_limit = max(0.0, float(time_limit))  # HiGHS ignores a negative limit (and would run unlimited)
+        write_inputs(folder, h, {**options, "time_limit": time_limit}, start)
         out = None if tee else subprocess.DEVNULL
-        proc = subprocess.Popen([*CHILD_COMMAND, folder], stdin=subprocess.DEVNULL, stdout=out, stderr=out)
+        proc = subprocess.Popen([*CHILD_COMMAND, folder, str(os.getpid())], stdin=subprocess.DEVNULL, stdout=out,
+                                stderr=out)
         try:
-            proc.wait(timeout=float(time_limit) + grace_s(time_limit))
+            proc.wait(timeout=time_limit + grace_s(time_limit))
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
@@ -161,8 +164,25 @@ def _save_atomically(path: str, **arrays: Any) -> None:
     os.replace(tmp, path)
 
 
-def child_main(folder: str) -> int:
-    """The child: load the model and options, solve, write the answer."""
+def _die_with_parent(parent: int) -> None:
+    """Linux: have the kernel kill this process when its parent dies (a parent killed by SIGKILL cannot kill
+    its child itself); elsewhere the child ends at HiGHS's own time limit."""
+    try:
+        import ctypes
+        import signal
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:  # the parent died before the request was made
+        os._exit(1)
+
+
+def child_main(folder: str, parent: int | None = None) -> int:
+    """The child: load the model and options, solve, write the answer. ``parent``: the pid to die with."""
+    if parent is not None:
+        _die_with_parent(parent)
     import highspy
 
     with np.load(os.path.join(folder, "model.npz"), allow_pickle=False) as z:
@@ -213,4 +233,4 @@ def child_main(folder: str) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(child_main(sys.argv[1]))
+    sys.exit(child_main(sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else None))

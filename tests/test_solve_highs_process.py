@@ -194,3 +194,41 @@ def test_benchmarks_count_the_cpu_of_the_child_processes():
     child = kids() - k0
     assert child > 0
     assert cpu_seconds() - c0 >= child
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_a_child_dies_with_a_parent_killed_outright(tmp_path):
+    """A parent killed by SIGKILL cannot kill its child: the kernel does (the child asked for it at start)."""
+    import signal
+    import time
+
+    script = tmp_path / "parent.py"
+    script.write_text(
+        "import os, subprocess, sys, time\n"
+        "child = subprocess.Popen([sys.executable, '-c', 'import os, sys, time; "
+        "from formulations.highs_process import _die_with_parent; _die_with_parent(int(sys.argv[1])); "
+        "print(os.getpid(), flush=True); time.sleep(600)', str(os.getpid())], stdout=subprocess.PIPE, text=True)\n"
+        "print(child.stdout.readline().strip(), flush=True)\n"
+        "time.sleep(600)\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([os.getcwd(), os.environ.get("PYTHONPATH", "")])}
+    parent = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True, env=env)
+    child_pid = int(parent.stdout.readline())  # the child has made its request once it printed its pid
+    parent.send_signal(signal.SIGKILL)
+    parent.wait()
+
+    def state() -> str:
+        try:
+            with open(f"/proc/{child_pid}/status") as f:
+                return next(line.split()[1] for line in f if line.startswith("State:"))
+        except (FileNotFoundError, ProcessLookupError):
+            return "gone"
+
+    try:
+        for _ in range(600):  # waits for the kernel's kill; the bound is only a failsafe
+            if state() in ("gone", "Z", "X"):
+                break
+            time.sleep(0.1)
+        assert state() in ("gone", "Z", "X")
+    finally:
+        if state() not in ("gone", "Z", "X"):
+            os.kill(child_pid, signal.SIGKILL)  # a failed run leaves no sleeper behind
