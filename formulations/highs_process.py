@@ -91,8 +91,9 @@ def _lp_arrays(h: Any) -> dict[str, np.ndarray]:
     }
 
 
-#: The child's command; tests replace it with one that never answers.
-CHILD_COMMAND: list[str] = [sys.executable, os.path.abspath(__file__)]
+#: The child's command; tests replace it with one that never answers. ``-P`` (Python 3.11): the script's own
+#: folder is not put on ``sys.path``, so no module of ``formulations/`` can shadow one the child imports.
+CHILD_COMMAND: list[str] = [sys.executable, "-P", os.path.abspath(__file__)]
 
 
 def write_inputs(folder: str, h: Any, options: dict[str, Any], start: tuple[Any, Any] | None) -> None:
