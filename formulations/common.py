@@ -191,8 +191,6 @@ def _solve_in_child(opt: Any, *, time_limit: float, rel_gap: float, threads: int
     Returns Pyomo's termination condition, the incumbent's objective and the bound, as ``opt.solve``'s
     results would give them.
     """
-    from formulations import highs_process
-
     answer = highs_process.solve_in_child(
         opt._solver_model, {"output_flag": bool(tee), "threads": int(threads), "mip_rel_gap": float(rel_gap),
                             **options}, time_limit=time_limit, start=start, tee=tee)
@@ -220,6 +218,10 @@ def solve_pyomo(
     ``start``: a MIP start (`mip_start_vector`), variable -> value, typically a family's
     ``start_milp(model, schedule)``; HiGHS takes it as its first incumbent when it is feasible.
     ``highs_options``: further HiGHS options by name (e.g. ``mip_max_improving_sols``).
+
+    A model of at least `highs_process.MIN_NONZEROS` nonzeros is solved by HiGHS in a child process that is
+    killed at the time limit (plus a small grace), since HiGHS's presolve can run far past its own limit on
+    such models; the answer and the loaded values are the same as in-process.
     """
     import highspy  # noqa: F401 - loaded now: Pyomo would import it on first use, inside the guard below
     from pyomo.contrib.solver.common.results import TerminationCondition as TC
