@@ -51,11 +51,11 @@ def child(monkeypatch):
 
 @pytest.mark.parametrize("integer", [True, False])
 def test_the_child_answers_as_the_in_process_solve(child, monkeypatch, integer):
-    out = solve_pyomo(m := _tiny_model(integer=integer), time_limit=30)
+    out = solve_pyomo(m := _tiny_model(integer=integer), time_limit=60)
     values = (pyo.value(m.x), pyo.value(m.y))
     assert len(child) == 1
     monkeypatch.setattr(highs_process, "MIN_NONZEROS", 10**12)
-    ref = solve_pyomo(r := _tiny_model(integer=integer), time_limit=30)
+    ref = solve_pyomo(r := _tiny_model(integer=integer), time_limit=60)
     assert len(child) == 1  # the reference did not take the child's path
     assert out.status == ref.status == Status.OPTIMAL
     assert out.objective == pytest.approx(ref.objective) and out.bound == pytest.approx(ref.bound)
@@ -65,12 +65,12 @@ def test_the_child_answers_as_the_in_process_solve(child, monkeypatch, integer):
 
 def test_the_child_takes_the_mip_start(child):
     m = _tiny_model()
-    out = solve_pyomo(m, time_limit=30, start=ComponentMap([(m.x, 2.0), (m.y, 1.0)]))
+    out = solve_pyomo(m, time_limit=60, start=ComponentMap([(m.x, 2.0), (m.y, 1.0)]))
     assert out.start_values == 2 and out.status == Status.OPTIMAL and out.objective == pytest.approx(-3.2)
 
 
 def test_the_child_reports_infeasibility(child):
-    out = solve_pyomo(_tiny_model(infeasible=True), time_limit=30)
+    out = solve_pyomo(_tiny_model(infeasible=True), time_limit=60)
     assert out.status == Status.INFEASIBLE and not out.has_solution
 
 
@@ -110,11 +110,19 @@ def test_a_child_past_the_deadline_is_killed(child, monkeypatch):
 
 
 def test_a_killed_child_gives_its_last_incumbent(child, monkeypatch):
-    # the incumbent the child's HiGHS callback would have written: x = 1, y = 1 (objective -2.1)
-    script = ("import sys, time, numpy as np; "
-              "np.savez(sys.argv[1] + '/incumbent.npz', objective=-2.1, bound=-5.0, col_value=np.array([1.0, 1.0])); "
-              "time.sleep(600)")
-    _hanging_child(monkeypatch, script)
+    import numpy as np
+
+    # the incumbent the child's HiGHS callback would have written, x = 1, y = 1 (objective -2.1), is in the
+    # exchange folder before the child starts: what the parent finds does not depend on how fast a child runs
+    real_mkdtemp = highs_process.tempfile.mkdtemp
+
+    def mkdtemp(**kwargs):
+        folder = real_mkdtemp(**kwargs)
+        np.savez(os.path.join(folder, "incumbent.npz"), objective=-2.1, bound=-5.0, col_value=np.array([1.0, 1.0]))
+        return folder
+
+    monkeypatch.setattr(highs_process.tempfile, "mkdtemp", mkdtemp)
+    _hanging_child(monkeypatch, "import time; time.sleep(600)")
     m = _tiny_model()
     out = solve_pyomo(m, time_limit=0.2)
     assert out.status == Status.TIME_LIMIT and out.objective == -2.1 and out.bound == -5.0
@@ -124,7 +132,7 @@ def test_a_killed_child_gives_its_last_incumbent(child, monkeypatch):
 def test_a_child_that_dies_without_an_answer_is_an_error(child, monkeypatch):
     _hanging_child(monkeypatch, "import sys; sys.exit(3)")
     with pytest.raises(ModelError, match="exit code 3"):
-        solve_pyomo(_tiny_model(), time_limit=30)
+        solve_pyomo(_tiny_model(), time_limit=60)
 
 
 class _InterruptedWhileWaiting(subprocess.Popen):
@@ -145,7 +153,7 @@ def test_an_interrupt_while_waiting_kills_the_child_and_cleans_up(child, monkeyp
 
     monkeypatch.setattr(highs_process.tempfile, "mkdtemp", mkdtemp)
     with pytest.raises(KeyboardInterrupt):
-        solve_pyomo(_tiny_model(), time_limit=30)
+        solve_pyomo(_tiny_model(), time_limit=60)
     assert started[0].returncode is not None  # killed, not left running
     assert folders and not os.path.exists(folders[0])  # the exchange folder is gone
 
@@ -153,7 +161,7 @@ def test_an_interrupt_while_waiting_kills_the_child_and_cleans_up(child, monkeyp
 @pytest.mark.parametrize(("threshold", "used"), [(2, True), (3, False)])
 def test_the_child_takes_models_from_min_nonzeros_on(child, monkeypatch, threshold, used):
     monkeypatch.setattr(highs_process, "MIN_NONZEROS", threshold)  # the tiny model has 2 nonzeros
-    assert solve_pyomo(_tiny_model(), time_limit=30).status == Status.OPTIMAL
+    assert solve_pyomo(_tiny_model(), time_limit=60).status == Status.OPTIMAL
     assert bool(child) == used
 
 
