@@ -264,6 +264,11 @@ def _main(argv: list[str] | None) -> None:
         if signalled is not None:
             err.print("interrupted" if signalled is KeyboardInterrupt else "terminated")
             sys.exit(130 if signalled is KeyboardInterrupt else 143)
+        if isinstance(exc, MemoryError):  # a solver's std::bad_alloc comes out as MemoryError too
+            detail = f" ({exc})" if str(exc) else ""
+            err.print(f"error: out of memory{detail}: use a smaller instance or a lower --max-model-size, or "
+                      "free memory; nothing was written", markup=False)
+            sys.exit(1)
         if _is_model_error(exc):  # an algorithm returned an invalid result (api.run gives it no status)
             err.print(f"error: {exc}", markup=False)
             sys.exit(1)

@@ -128,6 +128,25 @@ def test_a_plugin_schedule_is_validated_by_run_and_compare(tmp_path, inst, capsy
     assert rows["file_drops"]["valid"] is False and rows["online"]["valid"] is True
 
 
+RUNS_OUT_OF_MEMORY = '''
+from edgeopt import api
+
+
+@api.register_algorithm("edgecloud", "file_oom")
+def file_oom(instance):
+    """Fails as a solver does when an allocation fails (OR-Tools' std::bad_alloc comes out as MemoryError)."""
+    raise MemoryError("std::bad_alloc")
+'''
+
+
+def test_running_out_of_memory_is_one_line_and_writes_nothing(tmp_path, inst, capsys):
+    plugin = _write(tmp_path, "oom.py", RUNS_OUT_OF_MEMORY)
+    out = tmp_path / "res.json"
+    assert cli("run", "file_oom", inst, "-o", out, "--plugin", plugin) == 1
+    assert "out of memory (std::bad_alloc)" in one_line_error(capsys)
+    assert not out.exists()
+
+
 def test_a_replaced_name_is_said_once_and_the_plugin_wins(tmp_path, inst, capsys):
     """The registry replaces an algorithm registered again; the command says whose it was."""
     first = _write(tmp_path, "first.py", PLUGIN)
