@@ -69,9 +69,6 @@ LADDERS: dict[str, tuple[list[int], object]] = {
 SEED = 1
 
 
-def _cpu() -> float:
-    return cpu_seconds()  # with the HiGHS child processes' (formulations.highs_process)
-
 
 def _fixing_row(res) -> dict:
     """The time split and the fixing's record of a result (empty when it ran without fixing)."""
@@ -118,14 +115,14 @@ def climb(family: str, models: list[str], time_limit: float, variants: dict[str,
         kwargs = sizes(n)
         inst = spec.generate("small", seed=SEED, jobs=n, **kwargs)
         for m, v in list(alive):
-            cpu0, t0 = _cpu(), time.perf_counter()
+            cpu0, t0 = cpu_seconds(), time.perf_counter()
             try:
                 res = methods[m](inst, time_limit=time_limit, **variants[v])
                 outcome = {"status": res.status.value, "objective": res.objective, "bound": res.bound}
             except ModelError as exc:  # a model whose solution fails its check: recorded, and the climb stops
                 res, outcome = None, {"status": "error", "objective": None, "bound": None, "error": str(exc)}
             row = {"jobs": n, **kwargs, **outcome,
-                   "wall_s": round(time.perf_counter() - t0, 2), "cpu_s": round(_cpu() - cpu0, 2),
+                   "wall_s": round(time.perf_counter() - t0, 2), "cpu_s": round(cpu_seconds() - cpu0, 2),
                    "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
                    "child_peak_rss_mb": round(children_peak_rss_mb()),
                    "load_1min": round(os.getloadavg()[0], 2), **(_fixing_row(res) if res is not None else {})}
@@ -168,30 +165,30 @@ def measure_rungs(family: str, counts: list[int], time_limit: float, lns_s: floa
         inst = spec.generate("small", seed=SEED, jobs=n, **kwargs)
         row: dict = {"jobs": n, **kwargs, "horizon": int(inst.horizon), "bounds": {}, "algorithms": {}}
         for name, method in mod.LOWER_BOUNDS.items():
-            cpu0 = _cpu()
+            cpu0 = cpu_seconds()
             res = compute_bound(family, method, inst, time_limit=time_limit)
             row["bounds"][name] = {"status": res.status.value, "bound": res.bound,
                                    "master_lp": (res.extra.get("solver") or {}).get("master_lp"),
-                                   "cpu_s": round(_cpu() - cpu0, 2)}
+                                   "cpu_s": round(cpu_seconds() - cpu0, 2)}
         for name, algo in api.algorithms(family).items():
             if algo.relaxed or algo.kind == "online":
                 continue
             res = api.run(name, inst)
             row["algorithms"][name] = res.objective if res.status == Status.FEASIBLE else res.status.value
         if "cpsat" in getattr(mod, "NEIGHBOURHOODS", {}):
-            cpu0 = _cpu()
+            cpu0 = cpu_seconds()
             try:
                 res = api.solve(inst, method="cpsat", lns=True, warm_start="best", time_limit=lns_s)
-                row["lns"] = {"objective": res.objective, "cpu_s": round(_cpu() - cpu0, 2),
+                row["lns"] = {"objective": res.objective, "cpu_s": round(cpu_seconds() - cpu0, 2),
                               "from": res.extra["warm_start"]["algorithm"],
                               "warm_start": res.extra["warm_start"]["objective"]}
             except Exception as exc:  # noqa: BLE001 - no complete warm start on this rung: recorded
                 row["lns"] = {"error": str(exc)}
         for m, fn in mod.METHODS.items():
-            cpu0, t0 = _cpu(), time.perf_counter()
+            cpu0, t0 = cpu_seconds(), time.perf_counter()
             res = fn(inst, time_limit=time_limit)
             row[m] = {"status": res.status.value, "objective": res.objective, "bound": res.bound,
-                      "cpu_s": round(_cpu() - cpu0, 2), "wall_s": round(time.perf_counter() - t0, 2)}
+                      "cpu_s": round(cpu_seconds() - cpu0, 2), "wall_s": round(time.perf_counter() - t0, 2)}
         print(json.dumps(row), flush=True)
         out.append(row)
     return out
@@ -241,11 +238,11 @@ def main() -> None:
            "time_limit_s": args.time_limit, "cpu_limit_s": args.cpu_limit or args.time_limit,
            "after_failure": args.after_failure, "variants": variants, "families": {}}
     path = result_path(args.out, args.name)
-    cpu0 = _cpu()
+    cpu0 = cpu_seconds()
     for fam in args.families.split(","):
         out["families"][fam] = climb(fam, args.models.split(","), args.time_limit, variants, args.max_jobs,
                                      args.after_failure, args.cpu_limit)
-        out["total_cpu_s"] = round(_cpu() - cpu0, 1)
+        out["total_cpu_s"] = round(cpu_seconds() - cpu0, 1)
         path.write_text(json.dumps(out, indent=2) + "\n")  # after each family: a partial run keeps its rows
     print("wrote", path, "total cpu", out["total_cpu_s"], "s")
 

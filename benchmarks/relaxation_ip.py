@@ -37,9 +37,6 @@ RUNGS = {"hetero": [8, 10, 12, 14, 16, 20, 24], "tapfinger": [8, 12, 16, 20, 24,
          "edgecloud": [16, 32, 48]}
 
 
-def _cpu() -> float:
-    return cpu_seconds()  # with the HiGHS child processes' (formulations.highs_process)
-
 
 def relaxation_ip(rel, time_limit: float, max_columns: int) -> dict:
     """LP and integer optimum of the time-indexed relaxation ``rel`` over all its columns (HiGHS, one thread)."""
@@ -63,19 +60,19 @@ def relaxation_ip(rel, time_limit: float, max_columns: int) -> dict:
                 vals = np.concatenate([[1.0], np.asarray(cv, dtype=float)])
                 rows, inv = np.unique(rows, return_inverse=True)
                 h.addCol(cost, 0.0, 1.0, rows.size, rows.astype(np.int32), np.bincount(inv, weights=vals))
-    c0 = _cpu()
+    c0 = cpu_seconds()
     h.run()
     lp = float(h.getInfo().objective_function_value)
-    lp_cpu = _cpu() - c0
+    lp_cpu = cpu_seconds() - c0
     h.changeColsIntegrality(n_cols, np.arange(n_cols, dtype=np.int32), np.ones(n_cols, dtype=np.uint8))
     h.setOptionValue("time_limit", float(time_limit))
-    c0 = _cpu()
+    c0 = cpu_seconds()
     h.run()
     status = h.modelStatusToString(h.getModelStatus())
     info = h.getInfo()
     return {"columns": n_cols, "lp": lp, "lp_cpu_s": round(lp_cpu, 2), "ip_status": status,
             "ip": float(info.objective_function_value), "ip_bound": float(info.mip_dual_bound),
-            "ip_cpu_s": round(_cpu() - c0, 2)}
+            "ip_cpu_s": round(cpu_seconds() - c0, 2)}
 
 
 def measure(family: str, counts: list[int], time_limit: float, max_columns: int) -> list[dict]:
@@ -97,10 +94,10 @@ def measure(family: str, counts: list[int], time_limit: float, max_columns: int)
         for key in ("lp", "ip", "ip_bound"):
             if key in row:
                 row[key] = round(row[key] + offset, 6)
-        c0 = _cpu()
+        c0 = cpu_seconds()
         res = milp(inst, time_limit=time_limit)
         row.update({"milp_status": res.status.value, "milp_objective": res.objective, "milp_bound": res.bound,
-                    "milp_cpu_s": round(_cpu() - c0, 2)})
+                    "milp_cpu_s": round(cpu_seconds() - c0, 2)})
         if res.status.value == "optimal" and row.get("ip_status") == "Optimal":
             row["ip_below_optimum"] = round(float(res.objective) - row["ip"], 6)
         print(json.dumps(row), flush=True)

@@ -115,10 +115,15 @@ def peak_rss_mb() -> float:
     except OSError:
         pass
     import resource
+
+    return _maxrss_mb(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+
+
+def _maxrss_mb(maxrss: int) -> float:
+    """``ru_maxrss`` in MiB: bytes on macOS, KiB elsewhere."""
     import sys
 
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
+    return maxrss / (1024 * 1024) if sys.platform == "darwin" else maxrss / 1024
 
 
 def cpu_seconds() -> float:
@@ -139,16 +144,15 @@ def children_peak_rss_mb() -> float:
     """The largest peak resident set size, in MiB, of any child process this process has waited for (0 when
     none): a HiGHS child's memory is not in `peak_rss_mb`."""
     import resource
-    import sys
 
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
+    return _maxrss_mb(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
 
 
 def measure(fn: Callable[[], T]) -> tuple[T, dict[str, float]]:
     """Call ``fn()``; return its result and ``{"cpu_s", "wall_s", "peak_rss_mb"}`` of the call (CPU time of the
-    process and its waited-for children, `cpu_seconds`, which a shared machine disturbs far less than wall time; the peak RSS of the process during the
-    call where the platform can reset it, else the process's lifetime peak)."""
+    process and its waited-for children, `cpu_seconds`, which a shared machine disturbs far less than wall
+    time; the peak RSS of the process during the call where the platform can reset it, else the process's
+    lifetime peak)."""
     peak_rss_reset()
     c0, t0 = cpu_seconds(), time.perf_counter()
     out = fn()

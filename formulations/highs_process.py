@@ -62,14 +62,12 @@ class ChildOutcome:
         objective: the incumbent's objective (None without one).
         bound: HiGHS's dual bound (None when unknown).
         col_value: the incumbent's column values, in the parent model's column order (None without one).
-        mip: whether HiGHS ran its MIP solver (``mip_node_count`` >= 0); for an LP the bound is the optimum.
     """
 
     model_status: str
     objective: float | None
     bound: float | None
     col_value: np.ndarray | None
-    mip: bool
 
 
 def _lp_arrays(h: Any) -> dict[str, np.ndarray]:
@@ -131,12 +129,12 @@ def solve_in_child(h: Any, options: dict[str, Any], *, time_limit: float, start:
             return _last_incumbent(folder)
         answer = os.path.join(folder, "answer.npz")
         if proc.returncode != 0 or not os.path.exists(answer):  # killed from outside, out of memory, ...
-            return ChildOutcome(f"died (exit code {proc.returncode})", None, None, None, True)
+            return ChildOutcome(f"died (exit code {proc.returncode})", None, None, None)
         with np.load(answer, allow_pickle=False) as z:
             status = str(z["status"])
             has = bool(z["has"])
             return ChildOutcome(status, float(z["objective"]) if has else None, _maybe(float(z["bound"])),
-                                z["col_value"].copy() if has else None, bool(z["mip"]))
+                                z["col_value"].copy() if has else None)
     finally:
         if proc is not None and proc.poll() is None:  # Ctrl-C, SIGTERM or an error while waiting
             proc.kill()
@@ -152,9 +150,9 @@ def _last_incumbent(folder: str) -> ChildOutcome:
     """The killed child's last improving solution, or none."""
     path = os.path.join(folder, "incumbent.npz")
     if not os.path.exists(path):
-        return ChildOutcome("killed", None, None, None, True)
+        return ChildOutcome("killed", None, None, None)
     with np.load(path, allow_pickle=False) as z:
-        return ChildOutcome("killed", float(z["objective"]), _maybe(float(z["bound"])), z["col_value"].copy(), True)
+        return ChildOutcome("killed", float(z["objective"]), _maybe(float(z["bound"])), z["col_value"].copy())
 
 
 def _save_atomically(path: str, **arrays: Any) -> None:
@@ -224,12 +222,12 @@ def child_main(folder: str, parent: int | None = None) -> int:
     has = info.primal_solution_status == 2
     sol = h.getSolution()
     col_value = np.asarray(sol.col_value, dtype=np.float64) if has else np.zeros(0)
-    mip = info.mip_node_count != -1
-    bound = info.mip_dual_bound if mip else (info.objective_function_value if has and status == "kOptimal"
+    # an LP (no MIP nodes, count -1) has no dual bound of its own: its optimum is the bound
+    bound = info.mip_dual_bound if info.mip_node_count != -1 else (info.objective_function_value if has and status == "kOptimal"
                                                 else float("nan"))
     _save_atomically(os.path.join(folder, "answer.npz"), status=np.array(status), has=np.array(has),
                      objective=np.array(float(info.objective_function_value) if has else float("nan")),
-                     bound=np.array(float(bound)), col_value=col_value, mip=np.array(mip))
+                     bound=np.array(float(bound)), col_value=col_value)
     return 0
 
 
