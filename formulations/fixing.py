@@ -154,6 +154,24 @@ def certified_prices(instance: Any, deadline: Deadline | None, *, share: float =
     return Prices(rel, costs, lagrangian, bound, step, cert, method.name, time.perf_counter() - t0)
 
 
+def lns_incumbent(spec: FamilySpec, instance: Any, start: Incumbent, hood: Any, seconds: float, *,
+                  sub_limit: float = 2.0, max_passes: int = 2, lower: float | None = None) -> Incumbent:
+    """``start`` improved by the family's large-neighbourhood search (`edgeopt.core.lns.search` with the
+    neighbourhood ``hood``) for at most ``seconds``, or until ``max_passes`` sweeps improve nothing, or until it
+    reaches ``lower`` (a certified bound); ``start`` itself when the search fails or finds nothing better."""
+    from edgeopt.core.lns import search
+
+    t0 = time.perf_counter()
+    try:
+        sched, obj, _ = search(spec, instance, spec.parse_schedule(start.schedule), hood, deadline=Deadline(seconds),
+                               sub_limit=sub_limit, max_passes=max_passes, lower=lower)
+    except Exception:  # noqa: BLE001 - no better incumbent: fixing still works with the one it has
+        return start
+    if not obj < start.objective:
+        return start
+    return Incumbent(sched, float(obj), f"{start.source}+lns", start.seconds + time.perf_counter() - t0)
+
+
 def cutoff(upper: float, step: float | None) -> float:
     """The largest objective a schedule strictly better than ``upper`` can have: the multiple of ``step``
     below ``upper`` when every objective is a multiple of ``step``, else ``upper`` itself."""

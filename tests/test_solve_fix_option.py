@@ -47,7 +47,8 @@ def test_without_the_switch_the_model_keeps_its_default(tapfinger_file, tmp_path
     assert code == 0 and "fix" not in res["extra"]  # tapfinger milp: off by default
 
 
-@pytest.mark.parametrize("family,flags", [("hetero", ["--fix"]), ("okita", ["--no-fix"]), ("hetero", ["--no-fix"])])
+@pytest.mark.parametrize("family,flags", [("hetero", ["--method", "cpsat", "--fix"]), ("okita", ["--no-fix"]),
+                                          ("hetero", ["--method", "cpsat", "--no-fix"])])
 def test_a_model_without_fixing_refuses_the_switch(family, flags, tmp_path, capsys):
     path, out = tmp_path / "inst.json", tmp_path / "res.json"
     api.save(api.generate(family, "small", seed=1), path)

@@ -51,6 +51,23 @@ def _least_duration(work: float, per_iter: np.ndarray, n: np.ndarray) -> np.ndar
 
 def relaxation(instance: Any) -> TimeIndexedRelaxation:
     """The pooled time-indexed relaxation (module docstring), deterministic in the instance."""
+    every, cap, rows = relaxed_modes(instance)
+    jobs = []
+    for job, (Dk, Rk, _) in zip(instance.jobs, every, strict=True):
+        keep = undominated(Dk, Rk)
+        jobs.append(JobModes(weight=float(job.weight), offset=0.0, latest=int(instance.horizon), duration=Dk[keep],
+                             earliest=np.full(int(keep.size), int(job.arrival)), run=Rk[keep]))
+    return TimeIndexedRelaxation(jobs, cap, rows)
+
+
+def relaxed_modes(instance: Any) -> tuple[list[tuple[np.ndarray, np.ndarray, np.ndarray]], np.ndarray, list[str]]:
+    """Every relaxed mode of every job before dominated ones are dropped, and the relaxation's capacity rows.
+
+    Returns ``(modes, capacity, row names)``: per job ``(duration [K], demand [K, rows], kind [K, 3])`` with
+    ``kind[k] = (m, N, q)`` (worker type, workers, colocated), the demand on the pooled resources followed by
+    the packing rows; ``capacity [rows, T]``. `relaxation` keeps the undominated modes of each job;
+    ``fixing.py`` maps an exact model's configuration (m, p, q, N) to its relaxed mode through ``kind``.
+    """
     C = instance.capacity
     e, T = instance.worker_demand, int(instance.horizon)
     M = len(e)
@@ -109,24 +126,19 @@ def relaxation(instance: Any) -> TimeIndexedRelaxation:
                 keep = np.isfinite(demand).all(axis=1) & (job.arrival + d <= T)
                 D.append(d[keep])
                 dem.append(demand[keep])
-                kind.append(np.column_stack([np.full(int(keep.sum()), m), n[keep]]))
+                kind.append(np.column_stack([np.full(int(keep.sum()), m), n[keep], np.full(int(keep.sum()), int(q))]))
         modes.append((np.concatenate(D) if D else np.zeros(0, np.int64),
                       np.concatenate(dem) if dem else np.zeros((0, C.shape[1])),
-                      np.concatenate(kind).astype(np.int64) if kind else np.zeros((0, 2), np.int64)))
+                      np.concatenate(kind).astype(np.int64) if kind else np.zeros((0, 3), np.int64)))
     # packing rows (edgeopt.core.packing) on the resource the jobs' work crowds most: per slot, the workers of a
     # set of types use at most what those types alone can hold server by server
     areas = np.array([(Rk * Dk[:, None]).min(axis=0) if Dk.size else np.zeros(C.shape[1]) for Dk, Rk, _ in modes])
     weights, limits, names = packing_rows(C, e, [most_crowded(areas, C.sum(axis=0), T)]) if modes else (
         np.zeros((0, M)), np.zeros(0), [])
-    jobs = []
-    for job, (Dk, Rk, kind) in zip(instance.jobs, modes, strict=True):
-        Rk = np.hstack([Rk, kind[:, 1:2] * weights.T[kind[:, 0]]])  # N workers of type m: N weights[:, m]
-        keep = undominated(Dk, Rk)
-        Dk, Rk = Dk[keep], Rk[keep]
-        jobs.append(JobModes(weight=float(job.weight), offset=0.0, latest=T, duration=Dk,
-                             earliest=np.full(Dk.size, int(job.arrival)), run=Rk))
+    every = [(Dk, np.hstack([Rk, kind[:, 1:2] * weights.T[kind[:, 0]]]), kind)  # N type-m workers: N weights[:, m]
+             for Dk, Rk, kind in modes]
     cap = np.repeat(np.concatenate([C.sum(axis=0), limits])[:, None], T, axis=1)
-    return TimeIndexedRelaxation(jobs, cap, [*instance.resources, *names])
+    return every, cap, [*instance.resources, *names]
 
 
 def shortest_durations(instance: Any) -> list[float]:

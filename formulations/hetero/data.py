@@ -53,6 +53,8 @@ class JobData:
         earliest: first allowed start, relative to the window (a_j - t0 for (2), 0 for (7)).
         max_workers: D_j (2g).
         configs: the configurations that fit in the window somewhere.
+        allowed: per configuration index k, ``[length]`` which start slots the model may use (None: all;
+            reduced-cost fixing, ``fixing.py``, removes the starts no better schedule uses).
     """
 
     index: int
@@ -61,6 +63,7 @@ class JobData:
     earliest: int
     max_workers: int
     configs: tuple[Config, ...]
+    allowed: dict[int, np.ndarray] | None = dataclasses.field(default=None, compare=False)
 
     @property
     def durations(self) -> list[int]:
@@ -69,6 +72,14 @@ class JobData:
     def starts(self, duration: int, length: int) -> range:
         """Start slots (relative) of a run of ``duration`` slots that completes inside the window."""
         return range(self.earliest, length - duration + 1)
+
+    def config_starts(self, k: int, length: int) -> range | list[int]:
+        """Start slots of configuration ``k`` that the model may use: `starts`, less what `allowed` removes."""
+        span = self.starts(self.configs[k].duration, length)
+        if self.allowed is None or k not in self.allowed:
+            return span
+        keep = self.allowed[k]
+        return [t for t in span if keep[t]]
 
 
 @dataclasses.dataclass(frozen=True)

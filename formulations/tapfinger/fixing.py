@@ -91,21 +91,13 @@ def fix_keys(instance: Any, keys: list[tuple[Option, int]], incumbent: Incumbent
 
 def lns_incumbent(instance: Any, start: Incumbent, seconds: float, *, sub_limit: float = 2.0,
                   max_passes: int = 2) -> Incumbent:
-    """``start`` improved by the CP-SAT large-neighbourhood search (`edgeopt.core.lns.search`, windows of
-    `formulations.tapfinger.lns`) for at most ``seconds``, or until ``max_passes`` sweeps improve nothing."""
-    from edgeopt.core.lns import search
+    """``start`` improved by the CP-SAT large-neighbourhood search (windows of `formulations.tapfinger.lns`;
+    `formulations.fixing.lns_incumbent`)."""
     from edgeopt.tapfinger import FAMILY
+    from formulations.fixing import lns_incumbent as shared
     from formulations.tapfinger.lns import neighbourhood
 
-    t0 = time.perf_counter()
-    try:
-        sched, obj, _ = search(FAMILY, instance, FAMILY.parse_schedule(start.schedule), neighbourhood(),
-                               deadline=Deadline(seconds), sub_limit=sub_limit, max_passes=max_passes)
-    except Exception:  # noqa: BLE001 - no better incumbent: fixing still works with the one it has
-        return start
-    if not obj < start.objective:
-        return start
-    return Incumbent(sched, float(obj), f"{start.source}+lns", start.seconds + time.perf_counter() - t0)
+    return shared(FAMILY, instance, start, neighbourhood(), seconds, sub_limit=sub_limit, max_passes=max_passes)
 
 
 def prepare(instance: Any, *, hint: Any, deadline: Deadline, lns_share: float = LNS_SHARE,

@@ -1,0 +1,160 @@
+"""Reduced-cost fixing for the hetero MILP of program (2)/(15) (`formulations.fixing` explains the rule).
+
+The MILP starts job j at slot t in configuration k = (m, p, q, N) (``x[j, k, t]``, or ``xc[j, k, h, t]`` on a
+host h when colocated). The certified bound ``ti_lp`` (``bound.py``) maps such a schedule to the column
+(v, t) of its relaxed mode v = (m, q, N): no longer than d_k (the relaxed duration takes the fastest PS type)
+and no more demand on any pooled or packing row, whatever the PS type and the host. `undominated` may have
+dropped v from the relaxation; then any kept mode v' that dominates it (no longer, no more demand; every mode
+of a job has the same earliest start) takes its place, which keeps the mapped choice feasible and no more
+costly. So every schedule starting j in configuration k at t costs at least
+
+    L(pi) + max over the kept modes v' dominating v of rc_j(v', t)
+
+(minus the reduced costs' float error). A start whose value passes the cutoff gets no variable; the models
+decide the rest (a configuration whose relaxed mode is missing, which the construction never gives, is kept
+whole). Fixing applies to program (2)/(15) over the whole horizon only (the batch windows of (7) are not
+relaxed by ``ti_lp``).
+
+The incumbent is the best of a hint, `INCUMBENT_ALGORITHMS` and a short large-neighbourhood search from it
+(`formulations.fixing.lns_incumbent`, the CP-SAT windows of ``lns.py``): ``offline_fill`` alone is 5 % above
+the optimum on the 16-job rung of benchmarks/exact_scale.py, where the certified bound is 2 % below it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from typing import Any
+
+import numpy as np
+
+from edgeopt.core import Deadline
+from formulations.fixing import Fixing, Incumbent, Prices, best_incumbent, certified_prices, cutoff, keep_mask
+from formulations.hetero.data import ModelData
+
+#: The registered algorithms whose best schedule starts the incumbent (``offline_fill`` is the best of them on
+#: every rung of the ``small`` ladder from 8 jobs; the others are cheap and sometimes better on the small rungs).
+INCUMBENT_ALGORITHMS = ("offline_fill", "tiresias_np", "online_every_slot")
+#: Models with fewer (job, configuration, start) variables than this are solved unfixed (the incumbent and the
+#: bound cost more than they save there).
+FIX_MIN_VARS = 3000
+#: Share of the time left that the LNS may spend on the incumbent (at most `LNS_CAP_S` seconds).
+LNS_SHARE = 0.2
+LNS_CAP_S = 12.0
+
+
+def start_variables(data: ModelData) -> int:
+    """How many start variables (``x`` and ``xc``, one per host) the unfixed MILP has."""
+    from formulations.hetero.milp import colocated_load
+
+    total = 0
+    for jd in data.jobs:
+        for cf in jd.configs:
+            n = len(jd.starts(cf.duration, data.length))
+            if cf.colocated:
+                load = colocated_load(data, cf)
+                n *= int(np.all(load[None, :] <= data.capacity + 1e-9, axis=1).sum())
+            total += n
+    return total
+
+
+def config_lower_bounds(instance: Any, data: ModelData, prices: Prices) -> dict[tuple[int, int], np.ndarray]:
+    """``{(job index, configuration index): [length]}``: a lower bound on the objective of every schedule that
+    starts the job in that configuration at each slot (``-inf``: not bounded, kept; module docstring)."""
+    from formulations.hetero.bound import relaxed_modes
+
+    rel, costs = prices.relaxation, prices.costs
+    every, _, _ = relaxed_modes(instance)
+    out: dict[tuple[int, int], np.ndarray] = {}
+    for jd in data.jobs:
+        j = jd.index
+        Dv, Rv, kind = every[j]
+        jm, rc = rel.jobs[j], np.where(np.isfinite(costs.rc[j]), costs.rc[j], -np.inf)  # no column: no bound
+        where = {(int(m), int(n), bool(q)): v for v, (m, n, q) in enumerate(kind)}
+        cache: dict[int, np.ndarray] = {}
+        for k, cf in enumerate(jd.configs):
+            v = where.get((cf.worker_type, cf.workers, cf.colocated))
+            if v is None or int(Dv[v]) > cf.duration:
+                out[(j, k)] = np.full(data.length, -np.inf)
+                continue
+            if v not in cache:
+                dom = (jm.duration <= Dv[v]) & (jm.run <= Rv[v][None, :]).all(axis=1)
+                value = rc[dom].max(axis=0) if dom.any() else np.full(rel.horizon, -np.inf)
+                cache[v] = prices.lagrangian + value - costs.error[j]
+            out[(j, k)] = cache[v][: data.length]
+    return out
+
+
+def fix_configs(instance: Any, data: ModelData, incumbent: Incumbent, prices: Prices, *, strict: bool = True,
+                ) -> tuple[ModelData, Fixing]:
+    """``data`` with every start that no schedule better than the incumbent uses removed (`JobData.allowed`),
+    and the record of what was removed; ``strict=False`` keeps the starts of schedules as good as the incumbent.
+    A colocated start counts once per host in the record (one MILP variable each)."""
+    from formulations.hetero.milp import colocated_load
+
+    t0 = time.perf_counter()
+    cut = cutoff(incumbent.objective, prices.step) if strict else incumbent.objective
+    lower = config_lower_bounds(instance, data, prices)
+    fixing = Fixing(incumbent, prices, cut, strict=strict)
+    jobs = []
+    for jd in data.jobs:
+        allowed: dict[int, np.ndarray] = {}
+        left = 0
+        for k, cf in enumerate(jd.configs):
+            span = np.arange(jd.earliest, data.length - cf.duration + 1)
+            keep = keep_mask(lower[(jd.index, k)], cut)
+            allowed[k] = keep
+            hosts = 1
+            if cf.colocated:
+                hosts = int(np.all(colocated_load(data, cf)[None, :] <= data.capacity + 1e-9, axis=1).sum())
+            n_keep = int(keep[span].sum()) if span.size else 0
+            fixing.columns += hosts * span.size
+            fixing.fixed += hosts * (span.size - n_keep)
+            left += n_keep * hosts
+        if not left:
+            fixing.jobs_without_column.append(jd.index)
+        jobs.append(dataclasses.replace(jd, allowed=allowed))
+    fixing.fixing_s = time.perf_counter() - t0
+    return dataclasses.replace(data, jobs=tuple(jobs)), fixing
+
+
+def prepare_fixing(instance: Any, data: ModelData, *, hint: Any, deadline: Deadline, lns_share: float = LNS_SHARE,
+                   lns_cap_s: float = LNS_CAP_S, strict: bool = True,
+                   ) -> tuple[ModelData, Fixing | None, dict[str, float]]:
+    """Incumbent (the best of ``hint`` and `INCUMBENT_ALGORITHMS`, then the LNS for
+    ``min(lns_share * remaining, lns_cap_s)`` seconds), certified prices and the fixed data (`fix_configs`).
+
+    Returns ``data`` unchanged and no `Fixing` when there is no incumbent or no bound (the model is then solved
+    without fixing: still exact). The timings are ``incumbent_s`` (the LNS included, also alone as ``lns_s``),
+    ``bound_s`` and ``fixing_s``. Under a work limit (`edgeopt.core.limits.work_limit`) the LNS, which the clock
+    stops, does not run, so that the fixed model is the same at any load.
+    """
+    from edgeopt.core.limits import current_work_limit
+    from edgeopt.hetero import FAMILY
+    from formulations.fixing import lns_incumbent
+    from formulations.hetero.lns import neighbourhood
+
+    timings: dict[str, float] = {}
+    if data.t0 != 0 or data.length != int(instance.horizon):
+        return data, None, timings  # the relaxation covers program (2)/(15) over the whole horizon only
+    t0 = time.perf_counter()
+    with deadline.guard("the incumbent for reduced-cost fixing"):
+        incumbent = best_incumbent(FAMILY, instance, hint=hint, algorithms=INCUMBENT_ALGORITHMS, deadline=deadline)
+    timings["incumbent_s"] = time.perf_counter() - t0
+    if incumbent is None:
+        return data, None, timings
+    t0 = time.perf_counter()
+    prices = certified_prices(instance, deadline)
+    timings["bound_s"] = time.perf_counter() - t0
+    if prices is None:
+        return data, None, timings
+    seconds = min(lns_share * deadline.remaining(floor=0.0), lns_cap_s)
+    # the search stops on the clock: under a deterministic work limit (reproducible results) it is left out
+    if seconds >= 0.5 and incumbent.objective > prices.bound and current_work_limit() is None:
+        t0 = time.perf_counter()
+        incumbent = lns_incumbent(FAMILY, instance, incumbent, neighbourhood(), seconds, lower=prices.bound)
+        timings["lns_s"] = time.perf_counter() - t0
+        timings["incumbent_s"] += timings["lns_s"]
+    fixed, fixing = fix_configs(instance, data, incumbent, prices, strict=strict)
+    timings["fixing_s"] = fixing.fixing_s
+    return fixed, fixing, timings
