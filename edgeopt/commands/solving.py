@@ -66,7 +66,8 @@ def solve(
     output: OutFile = None,
     max_model_size: Annotated[int | None, typer.Option(
         "--max-model-size", help="Budget on the model's estimated nonzeros (default 2,000,000, about 3 GB); "
-        "larger models are refused before they are built.")] = None,
+        "larger models are refused before they are built (with reduced-cost fixing on: the model the fixing "
+        "leaves).")] = None,
     max_input_bytes: MaxInputBytes = None,
     warm_start: Annotated[str | None, typer.Option(
         "--warm-start", help="ALG or best: run registered algorithm(s) first; the incumbent is never worse.")] = None,

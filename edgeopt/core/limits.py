@@ -162,6 +162,45 @@ def guard_size(size: ModelSize, *, method: str, max_nonzeros: int | None) -> Non
         )
 
 
+# ---- the size guard of a model with reduced-cost fixing: on the model fixing leaves ----------------
+
+#: How far above the budget (a factor) a model with reduced-cost fixing may be estimated before its fixing and
+#: still be tried: its fixing runs first and the model it leaves is guarded before it is built (`guard_built`).
+#: The fixing's own arrays grow with the unfixed model's starts, so the factor bounds them too.
+FIXING_HEADROOM = 100
+
+_deferred: contextvars.ContextVar[tuple[int, ModelSize, str] | None] = contextvars.ContextVar(
+    "edgeopt_deferred_size_guard", default=None)
+
+
+@contextlib.contextmanager
+def deferred_size_guard(budget: int, unfixed: ModelSize, method: str) -> Iterator[None]:
+    """Inside the block, the exact model ``method`` (whose unfixed estimate ``unfixed`` is above ``budget``
+    nonzeros) guards its own size just before it builds, on what its reduced-cost fixing left (`guard_built`)."""
+    token = _deferred.set((int(budget), unfixed, method))
+    try:
+        yield
+    finally:
+        _deferred.reset(token)
+
+
+def guard_built(size: ModelSize | None) -> None:
+    """Called by every exact model with reduced-cost fixing just before it builds: ``size`` is the estimate of
+    the model it is about to build (after fixing), None when it cannot tell (then the unfixed estimate decides).
+    Refuses (`guard_size`'s `InputError`) when a guard was deferred (`deferred_size_guard`) and the model is
+    still above the budget; does nothing otherwise (the caller's guard already passed)."""
+    deferred = _deferred.get()
+    if deferred is None:
+        return
+    budget, unfixed, method = deferred
+    if size is None:
+        size = dataclasses.replace(unfixed, note=f"{unfixed.note}; reduced-cost fixing did not apply".lstrip("; "))
+    else:
+        size = dataclasses.replace(size, note=f"after reduced-cost fixing ({unfixed.describe()} before); {size.note}"
+                                   .rstrip("; "))
+    guard_size(size, method=method, max_nonzeros=budget)
+
+
 # ---- a limit on deterministic solver work (the same on every machine, however busy) ----------------
 
 #: Largest work limit accepted (deterministic units; see `work_limit`).

@@ -6,15 +6,20 @@ Part of the services layer; `edgeopt.api` re-exports the public names.
 
 from __future__ import annotations
 
+import contextlib
+import inspect
 from typing import Any
 
 from edgeopt.core import InputError, Result, Status
 from edgeopt.core.family import instance_sha256
 from edgeopt.core.limits import (
+    DEFAULT_MAX_NONZEROS,
+    FIXING_HEADROOM,
     BuildTimeLimit,
     Deadline,
     ModelSize,
     check_work_limit,
+    deferred_size_guard,
     guard_size,
     work_limit_scope,
 )
@@ -90,12 +95,19 @@ def solve(
                           max_model_size=max_model_size, **options)
     deadline = Deadline(time_limit)
     size = None
+    deferred: Any = contextlib.nullcontext()
     try:
         if estimator is not None:
             with deadline.guard("the model size estimate"):
                 size = estimator(instance)
-            guard_size(size, method=method, max_nonzeros=max_model_size)
-        result = solve_model(instance, time_limit=deadline.remaining(), **options)
+            budget = DEFAULT_MAX_NONZEROS if max_model_size is None else int(max_model_size)
+            if budget < size.nonzeros <= FIXING_HEADROOM * budget and _fixes(spec.name, method, options):
+                # the model fixing leaves is guarded instead, before it is built (`guard_built`)
+                deferred = deferred_size_guard(budget, size, method)
+            else:
+                guard_size(size, method=method, max_nonzeros=max_model_size)
+        with deferred:
+            result = solve_model(instance, time_limit=deadline.remaining(), **options)
     except BuildTimeLimit as exc:
         result = Result(family=spec.name, algorithm=method, status=Status.TIME_LIMIT, objective=None, bound=None,
                         runtime_s=deadline.elapsed(), schedule=None, instance_sha256=instance_sha256(instance),
@@ -106,6 +118,17 @@ def solve(
     return result
 
 
+
+
+def _fixes(family: str, method: str, options: dict[str, Any]) -> bool:
+    """Whether ``method`` will try reduced-cost fixing with ``options``: it takes ``fix`` and ``fix`` is on (given,
+    or the model's default). Whether fixing then applies (instance size, a certified bound) the model decides;
+    where it does not, `guard_built` refuses on the unfixed estimate."""
+    if not method_takes(family, method, "fix"):
+        return False
+    if "fix" in options:
+        return bool(options["fix"])
+    return inspect.signature(exact_methods(family)[method]).parameters["fix"].default is True
 
 
 def fixing_methods() -> list[str]:

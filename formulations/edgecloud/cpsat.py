@@ -21,11 +21,13 @@ from typing import Any
 from ortools.sat.python import cp_model
 
 from edgeopt.core import Deadline, InputError, Result, Status
+from edgeopt.core.limits import guard_built
 from formulations.common import deadline_bounded, finish
 from formulations.common import solve_cpsat as run_cpsat
 from formulations.edgecloud.data import ModelData, prepare
 from formulations.edgecloud.fixing import FIX_MIN_RUNS
 from formulations.edgecloud.schedule_io import Placement, infeasible_result, to_schedule
+from formulations.edgecloud.sizes import cpsat_size_of
 from formulations.edgecloud.start import hint_cpsat
 from formulations.strengthen import add_cpsat_floor, certified_floor, floor_in_model_units
 
@@ -201,6 +203,9 @@ def solve_cpsat(instance: Any, *, time_limit: float = 60.0, workers: int = 2, st
                           build_s=time.perf_counter() - t0)
     build_s, search_s = 0.0, 0.0
     timings.setdefault("model_s", 0.0)
+    # a size guard deferred to the fixed model (`edgeopt.core.limits.guard_built`; a no-op otherwise); a later
+    # round fixes again from the same prices with a better incumbent, so its model is no larger
+    guard_built(cpsat_size_of(instance, data) if fixing is not None else None)
     while True:
         t1 = time.perf_counter()
         with deadline.guard():

@@ -44,10 +44,12 @@ import numpy as np
 import pyomo.core as pyo
 
 from edgeopt.core import BuildTimeLimit, Deadline, InputError, ModelError, Result, Status
+from edgeopt.core.limits import guard_built
 from formulations.common import SolverOutcome, deadline_bounded, finish, solve_pyomo
 from formulations.edgecloud.data import ModelData, greedy_placements, prepare, with_deadlines
 from formulations.edgecloud.fixing import FIX_MIN_RUNS, runs
 from formulations.edgecloud.schedule_io import Placement, infeasible_result, to_schedule
+from formulations.edgecloud.sizes import milp_size_of
 from formulations.edgecloud.start import start_milp
 
 
@@ -315,6 +317,8 @@ def solve_milp(
                           build_s=time.perf_counter() - t0)
         # HiGHS prunes every node above it and answers "infeasible" when no schedule is below it
         highs_options["objective_bound"] = fixing.solver_cutoff()
+    # a size guard deferred to the fixed model (`edgeopt.core.limits.guard_built`; a no-op otherwise)
+    guard_built(milp_size_of(instance, data) if fixing is not None else None)
     try:
         t1 = time.perf_counter()
         with deadline.guard():

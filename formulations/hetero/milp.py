@@ -38,9 +38,11 @@ import numpy as np
 import pyomo.core as pyo
 
 from edgeopt.core import Deadline, Result, Status
+from edgeopt.core.limits import guard_built
 from formulations.common import SolverOutcome, deadline_bounded, finish, solve_pyomo
 from formulations.hetero.data import ModelData, identical_servers, prepare, ps_bound
 from formulations.hetero.schedule_io import Placement, infeasible_result, to_schedule
+from formulations.hetero.sizes import milp_size_of
 from formulations.hetero.start import start_milp
 from formulations.strengthen import consecutive_pairs
 
@@ -478,6 +480,8 @@ def solve_milp(instance: Any, *, time_limit: float = 60.0, threads: int = 1, rel
                           build_s=time.perf_counter() - t0)
         # HiGHS prunes every node above it and answers "infeasible" when no schedule is below it
         highs_options["objective_bound"] = fixing.solver_cutoff()
+    # a size guard deferred to the fixed model (`edgeopt.core.limits.guard_built`; a no-op otherwise)
+    guard_built(milp_size_of(data) if fixing is not None else None)
     t1 = time.perf_counter()
     with deadline.guard():
         model = build_milp(data, objective="wct")

@@ -49,7 +49,8 @@ def milp_size(instance: Any) -> ModelSize:
 
 
 def milp_size_of(data: Any) -> ModelSize:
-    """`milp_size` counted on prepared model data (also a large-neighbourhood window's, ``lns.py``)."""
+    """`milp_size` counted on prepared model data (also a large-neighbourhood window's, ``lns.py``, and the model
+    reduced-cost fixing leaves, ``fixing.py``)."""
     from formulations.hetero.milp import colocated_load
 
     H, R, L, J = data.n_servers, data.n_resources, data.length, len(data.jobs)
@@ -60,14 +61,15 @@ def milp_size_of(data: Any) -> ModelSize:
     n_dist = 0
     for jd in data.jobs:
         dist = False
-        for cf in jd.configs:
-            n_st = max(0, L - cf.duration - jd.earliest + 1)
+        for k, cf in enumerate(jd.configs):
+            # reduced-cost fixing (JobData.allowed) removes starts
+            n_st = max(0, L - cf.duration - jd.earliest + 1) if jd.allowed is None else len(jd.config_starts(k, L))
             if cf.colocated:
                 load = colocated_load(data, cf)
                 hosts = int(np.all(load[None, :] <= data.capacity + 1e-9, axis=1).sum())
                 var += n_st * hosts
                 nnz += n_st * hosts * (1 + 2 * R * cf.duration)
-            else:
+            elif n_st:
                 dist = True
                 var += n_st
                 nnz += n_st * (1 + cf.duration * (1 + R))

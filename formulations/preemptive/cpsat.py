@@ -26,10 +26,12 @@ from collections.abc import Iterable
 from typing import Any
 
 from edgeopt.core import Deadline, Result
+from edgeopt.core.limits import guard_built
 from formulations.common import deadline_bounded, finish
 from formulations.common import solve_cpsat as _solve_cpsat
 from formulations.preemptive.data import ModelData, from_instance
 from formulations.preemptive.plan import ChunkPlan, Plan, assign_ps, to_schedule
+from formulations.preemptive.sizes import cpsat_size_of
 from formulations.preemptive.windows import WINDOW_MIN_JOBS, keep_incumbent, windowed
 from formulations.strengthen import add_cpsat_floor, certified_floor, consecutive_pairs, floor_in_model_units
 
@@ -413,6 +415,8 @@ def solve_cpsat(instance: Any, *, time_limit: float = 60.0, workers: int = 2, up
         data, cut = windowed(instance, full, fix=fix and full.n_jobs >= fix_min_jobs, upper_bound=upper_bound,
                              hint=hint, deadline=deadline)
         windows_s = time.perf_counter() - t0
+        # a size guard deferred to the windowed model (`edgeopt.core.limits.guard_built`; a no-op otherwise)
+        guard_built(cpsat_size_of(data) if cut is not None else None)
         h = build_cpsat(data, strengthen=strengthen and hint is None)
         if floor is not None:  # the model's objective is (2) itself
             add_cpsat_floor(h.model, floor_in_model_units(floor))

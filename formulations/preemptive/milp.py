@@ -32,9 +32,11 @@ import time
 from typing import Any
 
 from edgeopt.core import Deadline, Result, Status
+from edgeopt.core.limits import guard_built
 from formulations.common import deadline_bounded, finish, solve_pyomo
 from formulations.preemptive.data import ModelData, from_instance
 from formulations.preemptive.plan import ChunkPlan, Plan, assign_ps, to_schedule
+from formulations.preemptive.sizes import milp_size_of
 from formulations.preemptive.start import start_milp
 from formulations.preemptive.windows import WINDOW_MIN_JOBS, keep_incumbent, windowed
 from formulations.strengthen import consecutive_pairs
@@ -225,6 +227,8 @@ def solve_milp(instance: Any, *, time_limit: float = 60.0, threads: int = 1, rel
         data, cut = windowed(instance, full, fix=fix and full.n_jobs >= fix_min_jobs, upper_bound=upper_bound,
                              hint=hint, deadline=deadline)
         windows_s = time.perf_counter() - t0
+        # a size guard deferred to the windowed model (`edgeopt.core.limits.guard_built`; a no-op otherwise)
+        guard_built(milp_size_of(data) if cut is not None else None)
         model = build_milp(data, strengthen=strengthen and hint is None)
         start = start_milp(model, data, instance, FAMILY.parse_schedule(hint)) if hint is not None else None
     build_s = time.perf_counter() - t0

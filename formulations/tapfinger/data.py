@@ -67,6 +67,14 @@ def milp_size(instance: Instance) -> ModelSize:
     return ModelSize(nvars, rows, nnz, "binaries per (task, cluster, allocation, start slot)")
 
 
+def milp_size_of_keys(instance: Instance, keys: list[tuple[Option, int]]) -> ModelSize:
+    """`milp_size` of the model built on ``keys`` (what reduced-cost fixing left, ``fixing.py``)."""
+    R = len(instance.resources)
+    nnz = sum(2 + R * o.duration for o, _ in keys)
+    rows = len(instance.tasks) + len(instance.clusters) * instance.horizon * (1 + R)
+    return ModelSize(len(keys), rows, nnz, "binaries per (task, cluster, allocation, start slot) after fixing")
+
+
 def cpsat_size(instance: Instance) -> ModelSize:
     """Size of the CP-SAT model: one optional interval per (task, cluster, allocation)."""
     opts = options(instance)

@@ -21,11 +21,12 @@ from typing import Any
 import pyomo.core as pyo
 
 from edgeopt.core import BuildTimeLimit, Deadline, Result, Status
+from edgeopt.core.limits import guard_built
 from edgeopt.tapfinger.instance import Instance
 from edgeopt.tapfinger.schedule import Placement, Schedule
 from formulations.common import SolverOutcome, finish, solve_pyomo
 from formulations.strengthen import consecutive_pairs
-from formulations.tapfinger.data import Option, identical_tasks, options
+from formulations.tapfinger.data import Option, identical_tasks, milp_size_of_keys, options
 
 
 def build_milp(instance: Instance, deadline: Deadline | None = None, *, relax: bool = False,
@@ -168,6 +169,7 @@ def solve_milp(instance: Instance, *, time_limit: float = 60.0, threads: int = 1
         if n_vars >= (tf_fixing.FIX_MIN_VARS if fix_min_vars is None else fix_min_vars):
             return _solve_fixed(instance, deadline, threads=threads, strengthen=strengthen,
                                 lns_share=tf_fixing.LNS_SHARE if lns_share is None else lns_share)
+    guard_built(None)  # a size guard deferred to a fixed model: this one is not fixed (a no-op otherwise)
     try:
         model = build_milp(instance, deadline, strengthen=strengthen)
     except BuildTimeLimit as exc:
@@ -193,6 +195,7 @@ def _solve_fixed(instance: Instance, deadline: Deadline, *, threads: int, streng
     incumbent, prices, timings = prepare(instance, hint=None, deadline=deadline, lns_share=lns_share)
     keys = all_keys(instance)
     if incumbent is None or prices is None:  # no incumbent or no bound: the model unfixed, still exact
+        guard_built(None)
         try:
             t1 = time.perf_counter()
             model = build_milp(instance, deadline, strengthen=strengthen)
@@ -218,6 +221,7 @@ def _solve_fixed(instance: Instance, deadline: Deadline, *, threads: int, streng
         return finish(FAMILY, instance, "milp", outcome, incumbent.schedule, extra=extra,
                       build_s=time.perf_counter() - t0)
     kept = [k for k, on in zip(keys, keep, strict=True) if on]
+    guard_built(milp_size_of_keys(instance, kept))  # a size guard deferred to the fixed model (a no-op otherwise)
     try:
         t1, c0 = time.perf_counter(), time.process_time()
         model = build_milp(instance, deadline, strengthen=strengthen, keys=kept, hull=True)

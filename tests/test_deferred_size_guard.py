@@ -1,0 +1,109 @@
+"""The size guard of a model with reduced-cost fixing judges the model fixing leaves (`edgeopt.core.limits`).
+
+A model estimated above the budget, but at most `FIXING_HEADROOM` times it, whose reduced-cost fixing is on, is
+not refused up front: its fixing runs first, and the model it leaves is guarded before it is built
+(`guard_built`). Without fixing, or far above the budget, the refusal comes before anything runs, as before.
+Every exact model that takes ``fix`` must call `guard_built` on each path that builds a model: the conformance
+test below drives each one through its unfixed path under a deferred guard and expects the refusal.
+
+Exact solves run under deterministic work limits (`prove`); nothing depends on the clock.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from edgeopt import api
+from edgeopt.core import InputError, ModelSize, Status
+from edgeopt.core.limits import FIXING_HEADROOM, deferred_size_guard
+from edgeopt.solving.exact import fixing_methods
+from formulations.edgecloud.sizes import milp_size
+from tests.reliability_helpers import cli, prove
+
+
+@pytest.fixture(scope="module")
+def ladder24():
+    """The 24-job rung of the edgecloud ladder: 440,131 nonzeros unfixed, about 1.5 % of that after fixing."""
+    inst = api.generate("edgecloud", "small", seed=1, jobs=24, servers=6, horizon=72)
+    return inst, milp_size(inst).nonzeros
+
+
+def test_a_fixed_model_within_the_budget_is_solved(ladder24):
+    inst, unfixed = ladder24
+    res = prove(api.solve, inst, method="milp", max_model_size=unfixed - 1)
+    assert res.status == Status.OPTIMAL and res.objective == 56  # the ladder's golden optimum (docs/solvers.md)
+    assert not api.validate(inst, res)
+    assert res.extra["fixing"]["fixed_share"] > 0.9
+
+
+def test_without_fixing_the_same_budget_refuses_up_front(ladder24, monkeypatch):
+    import formulations.edgecloud.fixing as ec_fixing
+
+    inst, unfixed = ladder24
+    monkeypatch.setattr(ec_fixing, "prepare_fixing", _must_not_run)
+    with pytest.raises(InputError) as exc:
+        api.solve(inst, method="milp", max_model_size=unfixed - 1, fix=False)
+    assert "after reduced-cost fixing" not in str(exc.value)
+
+
+def test_far_above_the_budget_is_refused_before_fixing(ladder24, monkeypatch):
+    import formulations.edgecloud.fixing as ec_fixing
+
+    inst, unfixed = ladder24
+    monkeypatch.setattr(ec_fixing, "prepare_fixing", _must_not_run)
+    with pytest.raises(InputError):
+        api.solve(inst, method="milp", max_model_size=unfixed // (2 * FIXING_HEADROOM))
+
+
+def test_a_fixed_model_still_above_the_budget_is_refused_before_it_is_built(ladder24, monkeypatch):
+    import formulations.edgecloud.milp as ec_milp
+
+    inst, unfixed = ladder24
+    monkeypatch.setattr(ec_milp, "build_milp", _must_not_run)
+    with pytest.raises(InputError) as exc:
+        prove(api.solve, inst, method="milp", max_model_size=unfixed // 99)
+    assert exc.value.field == "instance" and "after reduced-cost fixing" in str(exc.value)
+
+
+def test_the_cli_refusal_is_one_line_and_writes_nothing(ladder24, tmp_path, capsys):
+    inst, unfixed = ladder24
+    path, out = tmp_path / "inst.json", tmp_path / "res.json"
+    api.save(inst, path)
+    assert cli("solve", path, "-o", out, "--max-model-size", str(unfixed // 99), "--work-limit", "1000") == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "after reduced-cost fixing" in err[0]
+    assert not out.exists()
+
+
+def _must_not_run(*_a, **_k):
+    raise AssertionError("ran although the guard should have refused first")
+
+
+#: Per model with fixing: a small instance, and the options that take it through its unfixed path (fixing on, but
+#: below the model's size threshold).
+UNFIXED_PATHS = {
+    "edgecloud milp": (("edgecloud", {"jobs": 4}), {}),
+    "edgecloud cpsat": (("edgecloud", {"jobs": 4}), {}),
+    "hetero milp": (("hetero", {"jobs": 4}), {}),
+    "preemptive milp": (("preemptive", {"jobs": 4}), {}),
+    "preemptive cpsat": (("preemptive", {"jobs": 4}), {}),
+    "tapfinger milp": (("tapfinger", {"jobs": 4}), {"fix": True}),
+}
+
+
+def test_every_model_with_fixing_is_covered():
+    assert sorted(UNFIXED_PATHS) == sorted(fixing_methods())
+
+
+@pytest.mark.parametrize("name", sorted(UNFIXED_PATHS))
+def test_every_model_with_fixing_guards_its_unfixed_path(name):
+    """Under a deferred guard, a model that does not fix must refuse on the unfixed estimate before it builds."""
+    from edgeopt.services.lookup import exact_methods
+
+    family, method = name.split()
+    (fam, kwargs), options = UNFIXED_PATHS[name]
+    inst = api.generate(fam, "small", seed=0, **kwargs)
+    solve = exact_methods(family)[method]
+    with deferred_size_guard(1, ModelSize(10, 10, 10, "test"), method), pytest.raises(InputError) as exc:
+        prove(solve, inst, **options)
+    assert "reduced-cost fixing did not apply" in str(exc.value)
