@@ -34,6 +34,7 @@ def test_a_fixed_model_within_the_budget_is_solved(ladder24):
     assert res.status == Status.OPTIMAL and res.objective == 56  # the ladder's golden optimum (docs/solvers.md)
     assert not api.validate(inst, res)
     assert res.extra["fixing"]["fixed_share"] > 0.9
+    assert res.extra["model_size"]["nonzeros"] == unfixed and res.extra["model_size"]["guarded_after_fixing"]
 
 
 def test_without_fixing_the_same_budget_refuses_up_front(ladder24, monkeypatch):

@@ -115,6 +115,9 @@ def solve(
     if size is not None:
         result.extra["model_size"] = {"variables": size.variables, "constraints": size.constraints,
                                       "nonzeros": size.nonzeros}
+        if not isinstance(deferred, contextlib.nullcontext):
+            # the estimate above is the unfixed model's; the guard judged the model fixing left (guard_built)
+            result.extra["model_size"]["guarded_after_fixing"] = True
     return result
 
 
