@@ -3,7 +3,8 @@ batch problem (Sec. 5: (7), packing ILP (8), dual LP (9), pricing problem (12)/(
 
 ``METHODS`` maps a method name to ``solve(instance, *, time_limit=60.0, **options) -> Result``:
 
-* ``milp``: time-indexed MILP in Pyomo, solved by HiGHS (``milp.py``);
+* ``milp``: time-indexed MILP in Pyomo (``milp.py``), solved by HiGHS after reduced-cost fixing (``milp_solve.py``,
+  ``fixing.py``);
 * ``cpsat``: interval + cumulative model in OR-Tools CP-SAT, no time index (``cpsat.py``).
 
 Both reduce the nonlinear rate of eq. (1)/(14) the same way (``data.py``): a job
@@ -25,7 +26,8 @@ from edgeopt.core.lns import Neighbourhood
 from edgeopt.core.lowerbound import BoundMethod
 from formulations import LazyFunction, lazy_attributes
 from formulations.hetero.bound import TI_LP
-from formulations.hetero.milp import build_milp, solve_milp
+from formulations.hetero.milp import build_milp
+from formulations.hetero.milp_solve import solve_milp
 from formulations.hetero.sizes import SIZES as _SIZES
 
 #: ``cpsat`` (and its names below) is imported on first use: a MILP solve does not import OR-Tools.

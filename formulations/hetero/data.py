@@ -133,6 +133,14 @@ class ModelData:
         return [jd.job_id for jd in self.jobs if not jd.configs]
 
 
+def colocated_load(data: ModelData, cf: Any) -> np.ndarray:
+    """``[R]`` load of a colocated configuration on its host: N_k workers and one PS."""
+    load = cf.workers * data.worker_demand[cf.worker_type]
+    if not data.ring:
+        load = load + data.ps_demand[cf.ps_type]
+    return load
+
+
 def most_copies(capacity: np.ndarray, demand: np.ndarray) -> np.ndarray:
     """``[H, K]``: how many units of each demand vector ``demand [K, R]`` fit in ``capacity [H, R]``."""
     cap = np.asarray(capacity, dtype=float)[:, None, :]

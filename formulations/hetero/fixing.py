@@ -30,7 +30,7 @@ import numpy as np
 
 from edgeopt.core import Deadline
 from formulations.fixing import Fixing, Incumbent, Prices, best_incumbent, certified_prices, cutoff, keep_mask
-from formulations.hetero.data import ModelData
+from formulations.hetero.data import ModelData, colocated_load
 
 #: The registered algorithms whose best schedule starts the incumbent (``offline_fill`` is the best of them on
 #: every rung of the ``small`` ladder from 8 jobs; the others are cheap and sometimes better on the small rungs).
@@ -50,8 +50,6 @@ LNS_PASSES = 1
 
 def start_variables(data: ModelData) -> int:
     """How many start variables (``x`` and ``xc``, one per host) the unfixed MILP has."""
-    from formulations.hetero.milp import colocated_load
-
     total = 0
     for jd in data.jobs:
         for cf in jd.configs:
@@ -95,8 +93,6 @@ def fix_configs(instance: Any, data: ModelData, incumbent: Incumbent, prices: Pr
     """``data`` with every start that no schedule better than the incumbent uses removed (`JobData.allowed`),
     and the record of what was removed; ``strict=False`` keeps the starts of schedules as good as the incumbent.
     A colocated start counts once per host in the record (one MILP variable each)."""
-    from formulations.hetero.milp import colocated_load
-
     t0 = time.perf_counter()
     cut = cutoff(incumbent.objective, prices.step) if strict else incumbent.objective
     lower = config_lower_bounds(instance, data, prices)

@@ -14,6 +14,7 @@ import numpy as np
 
 from edgeopt.core import ModelSize
 from edgeopt.core.limits import DEFAULT_MAX_NONZEROS
+from formulations.hetero.data import colocated_load
 
 #: Above this many nonzeros the quick estimate is returned as it is (it is refused by any sane budget).
 QUICK_LIMIT = 4 * DEFAULT_MAX_NONZEROS
@@ -51,8 +52,6 @@ def milp_size(instance: Any) -> ModelSize:
 def milp_size_of(data: Any) -> ModelSize:
     """`milp_size` counted on prepared model data (also a large-neighbourhood window's, ``lns.py``, and the model
     reduced-cost fixing leaves, ``fixing.py``)."""
-    from formulations.hetero.milp import colocated_load
-
     H, R, L, J = data.n_servers, data.n_resources, data.length, len(data.jobs)
     if J == 0:
         return ModelSize(0, 0, 0, "no jobs")

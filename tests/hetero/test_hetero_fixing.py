@@ -24,7 +24,7 @@ from edgeopt.core.limits import work_limit
 from edgeopt.solving import certify
 from formulations.hetero.data import prepare
 from formulations.hetero.fixing import config_lower_bounds, fix_configs, prepare_fixing
-from formulations.hetero.milp import solve_milp
+from formulations.hetero.milp_solve import solve_milp
 from formulations.hetero.start import placements_of
 from tests.reliability_helpers import PROOF_CLOCK, PROOF_WORK, cli, prove
 
