@@ -98,7 +98,8 @@ def test_every_model_with_fixing_is_covered():
 
 @pytest.mark.parametrize("name", sorted(UNFIXED_PATHS))
 def test_every_model_with_fixing_guards_its_unfixed_path(name):
-    """Under a deferred guard, a model that does not fix must refuse on the unfixed estimate before it builds."""
+    """Under a deferred guard a model must refuse before it builds: on the unfixed estimate where it does not fix,
+    on the fixed model where it does (preemptive cuts its windows whenever the guard waits for them)."""
     from edgeopt.services.lookup import exact_methods
 
     family, method = name.split()
@@ -107,4 +108,34 @@ def test_every_model_with_fixing_guards_its_unfixed_path(name):
     solve = exact_methods(family)[method]
     with deferred_size_guard(1, ModelSize(10, 10, 10, "test"), method), pytest.raises(InputError) as exc:
         prove(solve, inst, **options)
-    assert "reduced-cost fixing did not apply" in str(exc.value)
+    expected = "after reduced-cost fixing" if family == "preemptive" else "reduced-cost fixing did not apply"
+    assert expected in str(exc.value)
+
+
+def test_preemptive_windows_let_a_cut_paper_instance_through():
+    """The `paper` preset cut to 4 jobs keeps its 11,823-slot horizon: 256 M nonzeros unfixed, 128 times the
+    budget. preemptive's windows (cut below their usual 16 jobs because the guard waits for them) leave a model
+    within the budget, which proves its optimum; the schedule validates and lies between the certified bound and
+    the list schedulers."""
+    from edgeopt.services.lookup import fixing_headroom
+
+    assert fixing_headroom("preemptive", "milp") == 10_000 and fixing_headroom("edgecloud", "milp") == FIXING_HEADROOM
+    inst = api.generate("preemptive", "paper", seed=0, jobs=4)
+    res = prove(api.solve, inst, method="milp")
+    assert res.status == Status.OPTIMAL and res.bound >= res.objective - 1e-6
+    assert not api.validate(inst, res)
+    assert res.extra["model_size"]["guarded_after_fixing"]
+    windows = res.extra["windows"]
+    assert windows["mean_window_slots"] < windows["mean_window_slots_before"] / 100
+    assert windows["upper_bound"] >= res.objective
+    assert api.bound(inst, time_limit=600).bound <= res.objective + 1e-6
+
+
+def test_preemptive_windows_that_leave_too_much_are_refused_before_building(monkeypatch):
+    import formulations.preemptive.milp as pm
+
+    monkeypatch.setattr(pm, "build_milp", _must_not_run)
+    inst = api.generate("preemptive", "paper", seed=0, jobs=8)  # windows leave 2.4 M nonzeros of 973 M
+    with pytest.raises(InputError) as exc:
+        prove(api.solve, inst, method="milp")
+    assert "after reduced-cost fixing" in str(exc.value)

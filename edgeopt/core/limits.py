@@ -166,7 +166,8 @@ def guard_size(size: ModelSize, *, method: str, max_nonzeros: int | None) -> Non
 
 #: How far above the budget (a factor) a model with reduced-cost fixing may be estimated before its fixing and
 #: still be tried: its fixing runs first and the model it leaves is guarded before it is built (`guard_built`).
-#: The fixing's own arrays grow with the unfixed model's starts, so the factor bounds them too.
+#: The fixing's own arrays grow with the unfixed model's starts, so the factor bounds them too. A family whose
+#: fixing does not grow with the unfixed model sets its own (``formulations.<family>.FIXING_HEADROOM``).
 FIXING_HEADROOM = 100
 
 _deferred: contextvars.ContextVar[tuple[int, ModelSize, str] | None] = contextvars.ContextVar(
@@ -182,6 +183,13 @@ def deferred_size_guard(budget: int, unfixed: ModelSize, method: str) -> Iterato
         yield
     finally:
         _deferred.reset(token)
+
+
+def size_guard_deferred() -> bool:
+    """Whether the current solve's size guard waits for the model fixing leaves (`deferred_size_guard`): the
+    unfixed model is above the budget, so a model may fix where it otherwise would not bother (preemptive's
+    windows below their job count)."""
+    return _deferred.get() is not None
 
 
 def guard_built(size: ModelSize | None) -> None:

@@ -134,6 +134,15 @@ def model_sizes(name: str) -> dict[str, Callable[..., ModelSize]]:
     return _formulations_table(name, "SIZES")
 
 
+def fixing_headroom(name: str, method: str) -> float:
+    """How far above the size budget (a factor) family ``name``'s ``method`` may be estimated before its
+    reduced-cost fixing and still have the guard wait for the fixed model: ``formulations.<name>.FIXING_HEADROOM``
+    where the family sets it, else `edgeopt.core.limits.FIXING_HEADROOM`."""
+    from edgeopt.core.limits import FIXING_HEADROOM
+
+    return float(_formulations_table(name, "FIXING_HEADROOM").get(method, FIXING_HEADROOM))
+
+
 def bound_methods(name: str) -> dict[str, Any]:
     """Certified lower bounds of family ``name``, ``formulations.<name>.LOWER_BOUNDS`` (empty if none)."""
     return _formulations_table(name, "LOWER_BOUNDS")

@@ -14,7 +14,6 @@ from edgeopt.core import InputError, Result, Status
 from edgeopt.core.family import instance_sha256
 from edgeopt.core.limits import (
     DEFAULT_MAX_NONZEROS,
-    FIXING_HEADROOM,
     BuildTimeLimit,
     Deadline,
     ModelSize,
@@ -29,6 +28,7 @@ from edgeopt.services.lookup import (
     exact_methods,
     families,
     family_of,
+    fixing_headroom,
     method_takes,
     model_sizes,
 )
@@ -101,7 +101,8 @@ def solve(
             with deadline.guard("the model size estimate"):
                 size = estimator(instance)
             budget = DEFAULT_MAX_NONZEROS if max_model_size is None else int(max_model_size)
-            if budget < size.nonzeros <= FIXING_HEADROOM * budget and _fixes(spec.name, method, options):
+            if budget < size.nonzeros <= fixing_headroom(spec.name, method) * budget and _fixes(spec.name, method,
+                                                                                           options):
                 # the model fixing leaves is guarded instead, before it is built (`guard_built`)
                 deferred = deferred_size_guard(budget, size, method)
             else:

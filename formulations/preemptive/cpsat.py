@@ -26,7 +26,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from edgeopt.core import Deadline, Result
-from edgeopt.core.limits import guard_built
+from edgeopt.core.limits import guard_built, size_guard_deferred
 from formulations.common import deadline_bounded, finish
 from formulations.common import solve_cpsat as _solve_cpsat
 from formulations.preemptive.data import ModelData, from_instance
@@ -412,7 +412,9 @@ def solve_cpsat(instance: Any, *, time_limit: float = 60.0, workers: int = 2, up
     floor = certified_floor(instance, deadline) if strengthen else None
     with deadline.guard():
         full = from_instance(instance)
-        data, cut = windowed(instance, full, fix=fix and full.n_jobs >= fix_min_jobs, upper_bound=upper_bound,
+        # below fix_min_jobs the windows are cut only where the unfixed model is above the size budget
+        windows = fix and (full.n_jobs >= fix_min_jobs or size_guard_deferred())
+        data, cut = windowed(instance, full, fix=windows, upper_bound=upper_bound,
                              hint=hint, deadline=deadline)
         windows_s = time.perf_counter() - t0
         # a size guard deferred to the windowed model (`edgeopt.core.limits.guard_built`; a no-op otherwise)
