@@ -77,7 +77,8 @@ def solve(
     fix: Annotated[bool | None, typer.Option(
         "--fix/--no-fix", help="Reduced-cost fixing before the exact search: with an incumbent and a certified "
         "bound, every variable that cannot beat the incumbent is removed, and the bound meeting the incumbent "
-        "is the proof. Default: the model's own (on for edgecloud milp/cpsat, hetero milp and, from 16 jobs, "
+        "is the proof. Default: the model's own (on for edgecloud milp/cpsat, hetero milp and, from 16 jobs or "
+        "above the size budget, "
         "preemptive milp/cpsat, whose windows per job come from the incumbent; off for tapfinger milp); "
         "models without it refuse the option.")] = None,
     work_limit: WorkLimit = None,
