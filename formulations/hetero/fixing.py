@@ -35,9 +35,10 @@ from formulations.hetero.data import ModelData, colocated_load
 #: The registered algorithms whose best schedule starts the incumbent (``offline_fill`` is the best of them on
 #: every rung of the ``small`` ladder from 8 jobs; the others are cheap and sometimes better on the small rungs).
 INCUMBENT_ALGORITHMS = ("offline_fill", "tiresias_np", "online_every_slot")
-#: Models with fewer (job, configuration, start) variables than this are solved unfixed (the incumbent and the
-#: bound cost more than they save there).
-FIX_MIN_VARS = 3000
+#: Models with fewer start variables than this are solved unfixed: the incumbent's search costs more than the
+#: fixing saves there (the ``small`` ladder's 8 jobs, 3,346 starts: 14.4 s of CPU fixed, 8.5 s unfixed; 10 jobs,
+#: 5,319 starts: 3.6 s fixed, 5.2 s unfixed; benchmarks/results/exact_scale_hetero_fixing.json).
+FIX_MIN_VARS = 5000
 #: Share of the time left that the LNS may spend on the incumbent (at most `LNS_CAP_S` seconds).
 LNS_SHARE = 0.2
 LNS_CAP_S = 12.0
