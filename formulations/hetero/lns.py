@@ -38,8 +38,14 @@ from formulations.hetero.start import hint_cpsat, start_milp
 PAD = 8
 #: Servers added to those the window's jobs use (room to move them elsewhere).
 EXTRA_SERVERS = 4
-#: Jobs of a CP-SAT window that may change configuration and servers (the others move in time only).
+#: Jobs of a CP-SAT window that may change configuration and servers (the others move in time only) on an
+#: instance of more than `ALL_FREE_MAX_SERVERS` servers.
 PLACEMENT_FREE = 2
+#: On instances of at most this many servers every job of a CP-SAT window may change configuration and servers:
+#: on the ``small`` ladder of benchmarks/exact_scale.py (seed 1, ``solve --method cpsat --lns``, 60 s) 16 jobs on
+#: 4 servers ended at 359 (the optimum is 358) against 377 with two free, 24 jobs on 6 servers at 476 against
+#: 480. The paper preset's 150 servers are what made all-free windows fail (`reoptimise`).
+ALL_FREE_MAX_SERVERS = 12
 #: Share of the LNS's time the ruin and recreate search takes before the windows. After `offline_fill`'s
 #: sweeps the windows are mostly a local optimum (paper_congested: 16 windows proven, none improved), while
 #: ruin and recreate kept improving (ITP busiest week, 240 s: 47,790,642 -> 44,968,645; the windows in 600 s
@@ -103,7 +109,7 @@ def window_size(data: Any, method: str) -> ModelSize:
 
 
 def reoptimise(instance: Any, schedule: Any, free: Sequence[int], time_limit: float, *, method: str = "cpsat",
-               pad: int = PAD, extra_servers: int = EXTRA_SERVERS, placement_free: int = PLACEMENT_FREE,
+               pad: int = PAD, extra_servers: int = EXTRA_SERVERS, placement_free: int | None = None,
                workers: int = 2, max_nonzeros: int | None = None) -> SubSolve:
     """Re-solve the jobs ``free`` exactly in their window of time and servers; the rest stays.
 
@@ -111,7 +117,8 @@ def reoptimise(instance: Any, schedule: Any, free: Sequence[int], time_limit: fl
     weighted completion) may change configuration and servers; the others keep theirs and move in
     time only. Measured on the paper preset (300 jobs, 150 servers): with all six jobs of a window
     free CP-SAT found no solution in 14 s, even from a complete feasible hint; with two free, it
-    proved the window optimal in about 4 s, with none free in 0.5 s. ``max_nonzeros``: a window whose
+    proved the window optimal in about 4 s, with none free in 0.5 s. Default (None): every job of the
+    window on instances of at most `ALL_FREE_MAX_SERVERS` servers, else `PLACEMENT_FREE`. ``max_nonzeros``: a window whose
     model (`window_size`) is above it is refused before it is built.
     """
     from edgeopt.hetero import FAMILY
@@ -123,6 +130,8 @@ def reoptimise(instance: Any, schedule: Any, free: Sequence[int], time_limit: fl
     mine = [js for js in sched.jobs if js.job in freeset]
     if not mine or any(js.segments for js in mine):
         return SubSolve(None, False)
+    if placement_free is None:
+        placement_free = len(mine) if len(instance.servers) <= ALL_FREE_MAX_SERVERS else PLACEMENT_FREE
     first = min(js.start for js in mine)
     t0 = max(0, first - pad)
     t1 = max(js.start + js.duration for js in mine)
