@@ -139,3 +139,22 @@ def test_preemptive_windows_that_leave_too_much_are_refused_before_building(monk
     with pytest.raises(InputError) as exc:
         prove(api.solve, inst, method="milp")
     assert "after reduced-cost fixing" in str(exc.value)
+
+
+def test_compare_uses_the_optimum_of_a_model_that_fits_after_fixing(ladder24):
+    """`compare --optimal` no longer gives up on a model whose fixing brings it within the budget: the proven
+    optimum is the reference."""
+    inst, unfixed = ladder24
+    table = api.compare(inst, ["fifo"], optimal=True, time_limit=3600, work_limit=1000, max_model_size=unfixed - 1)
+    assert table.reference_name == "optimum" and table.reference == 56 and not table.notes
+
+
+def test_compare_falls_back_to_the_bound_when_the_fixed_model_is_still_too_large(ladder24):
+    """The fixed model is refused only once the algorithms ran: the certified bound stands in, with a note."""
+    inst, unfixed = ladder24
+    steps: list[str] = []
+    table = api.compare(inst, ["fifo"], optimal=True, time_limit=3600, work_limit=1000,
+                        max_model_size=unfixed // 99, on_step=steps.append)
+    kinds = [r.kind for r in table.rows]
+    assert "exact" not in kinds and kinds.count("bound") == 1 and "fifo" in steps
+    assert table.reference_name == "bound" and "after reduced-cost fixing" in table.notes[0]

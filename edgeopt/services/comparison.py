@@ -244,16 +244,28 @@ def plan_reference(spec: FamilySpec, instance: Any, *, optimal: bool, bound: boo
     if optimal:
         check_choice("method", method, sorted(exact_methods(spec.name)), f"{spec.name} exact method")
         check_work_limit(work_limit)
-        if (why := refusal(instance, method=method, max_model_size=max_model_size)) is not None:
+        why = refusal(instance, method=method, max_model_size=max_model_size)
+        unfixed = refusal(instance, method=method, max_model_size=max_model_size, after_fixing=False)
+        if why is None and unfixed is not None:
+            # the model's guard waits for its reduced-cost fixing: only the solve can tell whether the fixed
+            # model fits, so the certified bound must be there to fall back on (`reference_rows`)
+            fallback = bool(bound_methods(spec.name)) and bound_refusal(
+                instance, method=bound_method, max_model_size=max_model_size) is None
+            if not fallback:
+                why = unfixed
+        if why is not None:
             if not bound_methods(spec.name):
                 raise InputError("instance", why)
             optimal, bound = False, True
-            notes.append(f"no exact solve: {why.split(': use a smaller instance')[0]}; the ratios are to a "
-                         "certified lower bound instead (`edgeopt bound`), so they are upper estimates of the "
-                         "true ratios")
+            notes.append(_no_exact_note(why))
     if bound and (why := bound_refusal(instance, method=bound_method, max_model_size=max_model_size)) is not None:
         raise InputError("instance", why if not notes else f"{notes[0].split(';')[0]}, and {why}")
     return ReferencePlan(optimal, bound, notes)
+
+
+def _no_exact_note(why: str) -> str:
+    return (f"no exact solve: {why.split(': use a smaller instance')[0]}; the ratios are to a certified lower bound "
+            "instead (`edgeopt bound`), so they are upper estimates of the true ratios")
 
 
 def reference_rows(spec: FamilySpec, instance: Any, plan: ReferencePlan, *, method: str, bound_method: str,
@@ -269,8 +281,17 @@ def reference_rows(spec: FamilySpec, instance: Any, plan: ReferencePlan, *, meth
     if plan.optimal:
         if on_step:
             on_step(method)
-        exact = solve(instance, method=method, time_limit=time_limit, work_limit=work_limit,
-                      max_model_size=max_model_size)
+        try:
+            exact = solve(instance, method=method, time_limit=time_limit, work_limit=work_limit,
+                          max_model_size=max_model_size)
+        except InputError as exc:
+            # refused after its reduced-cost fixing (`plan_reference` made sure the bound can stand in)
+            if exc.field != "instance" or "above the budget" not in exc.message or not bound_methods(spec.name):
+                raise
+            plan.optimal, plan.bound = False, True
+            plan.notes.append(_no_exact_note(exc.message))
+            exact = None
+    if plan.optimal and exact is not None:
         row = _row(spec, instance, exact, "exact")
         row.params = json.dumps({"time_limit": time_limit} | ({} if work_limit is None else {"work_limit": work_limit}))
         rows.append(row)

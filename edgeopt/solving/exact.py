@@ -100,11 +100,10 @@ def solve(
         if estimator is not None:
             with deadline.guard("the model size estimate"):
                 size = estimator(instance)
-            budget = DEFAULT_MAX_NONZEROS if max_model_size is None else int(max_model_size)
-            if budget < size.nonzeros <= fixing_headroom(spec.name, method) * budget and _fixes(spec.name, method,
-                                                                                           options):
+            if _waits_for_fixing(spec.name, method, size, max_model_size, options):
                 # the model fixing leaves is guarded instead, before it is built (`guard_built`)
-                deferred = deferred_size_guard(budget, size, method)
+                deferred = deferred_size_guard(DEFAULT_MAX_NONZEROS if max_model_size is None else int(max_model_size),
+                                               size, method)
             else:
                 guard_size(size, method=method, max_nonzeros=max_model_size)
         with deferred:
@@ -122,6 +121,14 @@ def solve(
     return result
 
 
+
+
+def _waits_for_fixing(family: str, method: str, size: ModelSize, max_model_size: int | None,
+                      options: dict[str, Any]) -> bool:
+    """Whether the size guard of ``method``'s model waits for what its reduced-cost fixing leaves: the unfixed
+    estimate is above the budget but within the family's headroom (`fixing_headroom`), and fixing is on."""
+    budget = DEFAULT_MAX_NONZEROS if max_model_size is None else int(max_model_size)
+    return budget < size.nonzeros <= fixing_headroom(family, method) * budget and _fixes(family, method, options)
 
 
 def _fixes(family: str, method: str, options: dict[str, Any]) -> bool:
@@ -154,12 +161,16 @@ def _check_fix(family: str, method: str, fix: Any, *, lns: bool) -> None:
                                 f"{', '.join(fixing_methods())})")
 
 
-def refusal(instance: Any, *, method: str = "milp", max_model_size: int | None = None) -> str | None:
+def refusal(instance: Any, *, method: str = "milp", max_model_size: int | None = None,
+            after_fixing: bool = True) -> str | None:
     """Why `solve` would refuse ``method``'s model of ``instance`` for its size, or None when it fits.
 
     The same estimate and budget as `solve` (``formulations.<family>.SIZES``; a method without an
     estimate is never refused here), computed without building anything: `compare` asks first, so that
-    it never runs every algorithm only to be refused at the end.
+    it never runs every algorithm only to be refused at the end. ``after_fixing`` (default): a model whose
+    guard waits for its reduced-cost fixing (`_waits_for_fixing`, default options) is not refused here, since
+    only the solve can tell whether the fixed model fits (it may still be refused then); False: the
+    unfixed estimate decides.
     """
     from formulations import loaded
 
@@ -169,6 +180,8 @@ def refusal(instance: Any, *, method: str = "milp", max_model_size: int | None =
     if estimator is None:
         return None
     size: ModelSize = loaded(estimator)(instance)
+    if after_fixing and _waits_for_fixing(spec.name, method, size, max_model_size, {}):
+        return None
     try:
         guard_size(size, method=method, max_nonzeros=max_model_size)
     except InputError as exc:
