@@ -88,6 +88,24 @@ def best_incumbent(spec: FamilySpec, instance: Any, *, hint: Any = None, algorit
     return Incumbent(best[0], best[1], best[2], time.perf_counter() - t0)
 
 
+def incumbent_and_prices(spec: FamilySpec, instance: Any, *, hint: Any, algorithms: Sequence[str],
+                         deadline: Deadline, prices_of: Any) -> tuple[Incumbent | None, Prices | None, dict[str, float]]:
+    """The incumbent (`best_incumbent` of ``hint`` and ``algorithms``) and, when there is one, the certified prices
+    (``prices_of(instance, deadline)``, e.g. `certified_prices`); the timings ``incumbent_s`` and ``bound_s``.
+    The first step of a family's fixing (``formulations.<family>.fixing.prepare_fixing``)."""
+    timings: dict[str, float] = {}
+    t0 = time.perf_counter()
+    with deadline.guard("the incumbent for reduced-cost fixing"):
+        incumbent = best_incumbent(spec, instance, hint=hint, algorithms=algorithms, deadline=deadline)
+    timings["incumbent_s"] = time.perf_counter() - t0
+    if incumbent is None:
+        return None, None, timings
+    t0 = time.perf_counter()
+    prices = prices_of(instance, deadline)
+    timings["bound_s"] = time.perf_counter() - t0
+    return incumbent, prices, timings
+
+
 @dataclasses.dataclass
 class Prices:
     """Certified prices of the family's ``auto`` relaxation and the reduced costs of every column at them.

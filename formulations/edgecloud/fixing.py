@@ -27,7 +27,15 @@ import numpy as np
 from edgeopt.core import Deadline
 from formulations.edgecloud.data import Mode, ModelData
 from formulations.edgecloud.versions import versions
-from formulations.fixing import Fixing, Incumbent, Prices, best_incumbent, certified_prices, cutoff, keep_mask
+from formulations.fixing import (
+    Fixing,
+    Incumbent,
+    Prices,
+    certified_prices,
+    cutoff,
+    incumbent_and_prices,
+    keep_mask,
+)
 
 #: The registered algorithms whose schedules are the incumbent (the best of them and of a ``hint``):
 #: ``offline_fill`` is within 1-5 % of the optimum on the ``small`` ladder of benchmarks/exact_scale.py.
@@ -116,17 +124,9 @@ def prepare_fixing(instance: Any, data: ModelData, *, hint: Any, deadline: Deadl
     """
     from edgeopt.edgecloud import FAMILY
 
-    timings: dict[str, float] = {}
-    t0 = time.perf_counter()
-    with deadline.guard("the incumbent for reduced-cost fixing"):
-        incumbent = best_incumbent(FAMILY, instance, hint=hint, algorithms=INCUMBENT_ALGORITHMS, deadline=deadline)
-    timings["incumbent_s"] = time.perf_counter() - t0
-    if incumbent is None:
-        return data, None, timings
-    t0 = time.perf_counter()
-    prices = certified_prices(instance, deadline)
-    timings["bound_s"] = time.perf_counter() - t0
-    if prices is None:
+    incumbent, prices, timings = incumbent_and_prices(FAMILY, instance, hint=hint, algorithms=INCUMBENT_ALGORITHMS,
+                                                      deadline=deadline, prices_of=certified_prices)
+    if incumbent is None or prices is None:
         return data, None, timings
     fixed, fixing = fix_runs(instance, data, incumbent, prices, strict=strict)
     timings["fixing_s"] = fixing.fixing_s

@@ -29,8 +29,16 @@ from typing import Any
 import numpy as np
 
 from edgeopt.core import Deadline
-from formulations.fixing import Fixing, Incumbent, Prices, best_incumbent, certified_prices, cutoff, keep_mask
-from formulations.hetero.data import ModelData, colocated_load
+from formulations.fixing import (
+    Fixing,
+    Incumbent,
+    Prices,
+    certified_prices,
+    cutoff,
+    incumbent_and_prices,
+    keep_mask,
+)
+from formulations.hetero.data import ModelData, colocated_hosts
 
 #: The registered algorithms whose best schedule starts the incumbent (``offline_fill`` is the best of them on
 #: every rung of the ``small`` ladder from 8 jobs; the others are cheap and sometimes better on the small rungs).
@@ -56,8 +64,7 @@ def start_variables(data: ModelData) -> int:
         for cf in jd.configs:
             n = len(jd.starts(cf.duration, data.length))
             if cf.colocated:
-                load = colocated_load(data, cf)
-                n *= int(np.all(load[None, :] <= data.capacity + 1e-9, axis=1).sum())
+                n *= colocated_hosts(data, cf).size
             total += n
     return total
 
@@ -108,7 +115,7 @@ def fix_configs(instance: Any, data: ModelData, incumbent: Incumbent, prices: Pr
             allowed[k] = keep
             hosts = 1
             if cf.colocated:
-                hosts = int(np.all(colocated_load(data, cf)[None, :] <= data.capacity + 1e-9, axis=1).sum())
+                hosts = colocated_hosts(data, cf).size
             n_keep = int(keep[span].sum()) if span.size else 0
             fixing.columns += hosts * span.size
             fixing.fixed += hosts * (span.size - n_keep)
@@ -136,19 +143,11 @@ def prepare_fixing(instance: Any, data: ModelData, *, hint: Any, deadline: Deadl
     from formulations.fixing import lns_incumbent
     from formulations.hetero.lns import neighbourhood
 
-    timings: dict[str, float] = {}
     if data.t0 != 0 or data.length != int(instance.horizon):
-        return data, None, timings  # the relaxation covers program (2)/(15) over the whole horizon only
-    t0 = time.perf_counter()
-    with deadline.guard("the incumbent for reduced-cost fixing"):
-        incumbent = best_incumbent(FAMILY, instance, hint=hint, algorithms=INCUMBENT_ALGORITHMS, deadline=deadline)
-    timings["incumbent_s"] = time.perf_counter() - t0
-    if incumbent is None:
-        return data, None, timings
-    t0 = time.perf_counter()
-    prices = certified_prices(instance, deadline)
-    timings["bound_s"] = time.perf_counter() - t0
-    if prices is None:
+        return data, None, {}  # the relaxation covers program (2)/(15) over the whole horizon only
+    incumbent, prices, timings = incumbent_and_prices(FAMILY, instance, hint=hint, algorithms=INCUMBENT_ALGORITHMS,
+                                                      deadline=deadline, prices_of=certified_prices)
+    if incumbent is None or prices is None:
         return data, None, timings
     seconds = min(lns_share * deadline.remaining(floor=0.0), lns_cap_s)
     # the search stops on the clock: under a deterministic work limit (reproducible results) it is left out
