@@ -141,6 +141,12 @@ def colocated_load(data: ModelData, cf: Any) -> np.ndarray:
     return load
 
 
+def colocated_hosts(data: ModelData, cf: Any) -> np.ndarray:
+    """The servers (indices) whose capacity holds colocated configuration ``cf`` (`colocated_load`): its hosts in
+    the MILP, one start variable each."""
+    return np.flatnonzero(np.all(colocated_load(data, cf)[None, :] <= data.capacity + 1e-9, axis=1))
+
+
 def most_copies(capacity: np.ndarray, demand: np.ndarray) -> np.ndarray:
     """``[H, K]``: how many units of each demand vector ``demand [K, R]`` fit in ``capacity [H, R]``."""
     cap = np.asarray(capacity, dtype=float)[:, None, :]

@@ -36,7 +36,7 @@ import numpy as np
 import pyomo.core as pyo
 
 from formulations.common import SolverOutcome, solve_pyomo
-from formulations.hetero.data import ModelData, colocated_load, identical_servers, ps_bound
+from formulations.hetero.data import ModelData, colocated_hosts, colocated_load, identical_servers, ps_bound
 from formulations.hetero.schedule_io import Placement
 from formulations.strengthen import consecutive_pairs
 
@@ -83,8 +83,7 @@ def build_milp(
     for jd in jobs:
         for k, cf in enumerate(jd.configs):
             if cf.colocated:
-                ld = colocated_load(data, cf)
-                hosts[jd.index, k] = [h for h in range(H) if np.all(ld <= data.capacity[h] + 1e-9)]
+                hosts[jd.index, k] = [int(h) for h in colocated_hosts(data, cf)]
     xs = [(jd.index, k, t) for jd in jobs for k, cf in enumerate(jd.configs) if not cf.colocated
           for t in jd.config_starts(k, L)]
     xcs = [(jd.index, k, h, t) for jd in jobs for k, cf in enumerate(jd.configs) if cf.colocated

@@ -10,11 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from edgeopt.core import ModelSize
 from edgeopt.core.limits import DEFAULT_MAX_NONZEROS
-from formulations.hetero.data import colocated_load
+from formulations.hetero.data import colocated_hosts
 
 #: Above this many nonzeros the quick estimate is returned as it is (it is refused by any sane budget).
 QUICK_LIMIT = 4 * DEFAULT_MAX_NONZEROS
@@ -64,8 +62,7 @@ def milp_size_of(data: Any) -> ModelSize:
             # reduced-cost fixing (JobData.allowed) removes starts
             n_st = max(0, L - cf.duration - jd.earliest + 1) if jd.allowed is None else len(jd.config_starts(k, L))
             if cf.colocated:
-                load = colocated_load(data, cf)
-                hosts = int(np.all(load[None, :] <= data.capacity + 1e-9, axis=1).sum())
+                hosts = colocated_hosts(data, cf).size
                 var += n_st * hosts
                 nnz += n_st * hosts * (1 + 2 * R * cf.duration)
             elif n_st:
