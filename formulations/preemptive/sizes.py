@@ -16,16 +16,9 @@ import numpy as np
 from edgeopt.core import ModelSize
 
 
-def _slots(instance: Any) -> tuple[int, int, int]:
-    """(worker slots sum_j sum_k (T - first slot), the same weighted by chunks, PS slots)."""
-    from formulations.preemptive.data import from_instance
-
-    return _slots_of(from_instance(instance))
-
-
 def _slots_of(data: Any) -> tuple[int, int, int]:
-    """`_slots` of prepared data, each job's slots ending at ``data.end(j)`` (its window, when per-job windows
-    cut it; the horizon otherwise)."""
+    """(worker slots sum_j sum_k (end - first slot), the same weighted by chunks, PS slots) of prepared data, each
+    job's slots ending at ``data.end(j)`` (its window, when per-job windows cut it; the horizon otherwise)."""
     y = yc = z = 0
     for j in range(data.n_jobs):
         end = data.end(j)
