@@ -244,15 +244,12 @@ def plan_reference(spec: FamilySpec, instance: Any, *, optimal: bool, bound: boo
     if optimal:
         check_choice("method", method, sorted(exact_methods(spec.name)), f"{spec.name} exact method")
         check_work_limit(work_limit)
-        why = refusal(instance, method=method, max_model_size=max_model_size)
-        unfixed = refusal(instance, method=method, max_model_size=max_model_size, after_fixing=False)
-        if why is None and unfixed is not None:
+        why, waits = refusal(instance, method=method, max_model_size=max_model_size)
+        if waits and bound_methods(spec.name) and bound_refusal(
+                instance, method=bound_method, max_model_size=max_model_size) is None:
             # the model's guard waits for its reduced-cost fixing: only the solve can tell whether the fixed
-            # model fits, so the certified bound must be there to fall back on (`reference_rows`)
-            fallback = bool(bound_methods(spec.name)) and bound_refusal(
-                instance, method=bound_method, max_model_size=max_model_size) is None
-            if not fallback:
-                why = unfixed
+            # model fits, and the certified bound is there to fall back on (`reference_rows`)
+            why = None
         if why is not None:
             if not bound_methods(spec.name):
                 raise InputError("instance", why)

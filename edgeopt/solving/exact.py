@@ -161,16 +161,14 @@ def _check_fix(family: str, method: str, fix: Any, *, lns: bool) -> None:
                                 f"{', '.join(fixing_methods())})")
 
 
-def refusal(instance: Any, *, method: str = "milp", max_model_size: int | None = None,
-            after_fixing: bool = True) -> str | None:
-    """Why `solve` would refuse ``method``'s model of ``instance`` for its size, or None when it fits.
+def refusal(instance: Any, *, method: str = "milp", max_model_size: int | None = None) -> tuple[str | None, bool]:
+    """Why `solve` would refuse ``method``'s model of ``instance`` for its size on the unfixed estimate (None
+    when it fits), and whether `solve` would wait for the model's reduced-cost fixing instead of refusing
+    (`_waits_for_fixing`, default options: only the solve can tell whether the fixed model fits).
 
     The same estimate and budget as `solve` (``formulations.<family>.SIZES``; a method without an
-    estimate is never refused here), computed without building anything: `compare` asks first, so that
-    it never runs every algorithm only to be refused at the end. ``after_fixing`` (default): a model whose
-    guard waits for its reduced-cost fixing (`_waits_for_fixing`, default options) is not refused here, since
-    only the solve can tell whether the fixed model fits (it may still be refused then); False: the
-    unfixed estimate decides.
+    estimate is never refused here), computed once and without building anything: `compare` asks first, so
+    that it never runs every algorithm only to be refused at the end.
     """
     from formulations import loaded
 
@@ -178,12 +176,10 @@ def refusal(instance: Any, *, method: str = "milp", max_model_size: int | None =
     check_choice("method", method, sorted(exact_methods(spec.name)), f"{spec.name} exact method")
     estimator = model_sizes(spec.name).get(method)
     if estimator is None:
-        return None
+        return None, False
     size: ModelSize = loaded(estimator)(instance)
-    if after_fixing and _waits_for_fixing(spec.name, method, size, max_model_size, {}):
-        return None
     try:
         guard_size(size, method=method, max_nonzeros=max_model_size)
     except InputError as exc:
-        return exc.message
-    return None
+        return exc.message, _waits_for_fixing(spec.name, method, size, max_model_size, {})
+    return None, False
