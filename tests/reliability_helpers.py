@@ -97,6 +97,15 @@ PROOF_WORK = 1000.0
 PROOF_CLOCK = 3600.0
 
 
+def edited_certificate(res: Any, **cert: Any) -> Any:
+    """``res`` (a `Result`) with the entries ``cert`` of its ``extra["certificate"]`` replaced: a forged proof."""
+    from edgeopt.core import Result
+
+    d = res.to_dict()
+    d["extra"] = {**d["extra"], "certificate": {**d["extra"]["certificate"], **cert}}
+    return Result.from_dict(d)
+
+
 def prove(solve: Any, *args: Any, **kwargs: Any) -> Any:
     """``solve(*args, time_limit=PROOF_CLOCK, **kwargs)`` under `PROOF_WORK` units of deterministic work: for a
     test that needs the solve to finish (a proven optimum or infeasibility, a converged bound), which then

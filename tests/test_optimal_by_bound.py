@@ -12,18 +12,12 @@ from __future__ import annotations
 import pytest
 
 from edgeopt import api
-from edgeopt.core import Result, Status
+from edgeopt.core import Status
 from edgeopt.solving import certify
-from tests.reliability_helpers import PROOF_CLOCK, cli, prove
+from tests.reliability_helpers import PROOF_CLOCK, cli, edited_certificate, prove
 
 #: (family, seed) of ``small`` instances with 3 jobs whose best list schedule meets the certified bound.
 CASES = [("preemptive", 0), ("edgecloud", 0), ("tapfinger", 3), ("hetero", 0)]
-
-
-def _edited(res: Result, **cert) -> Result:
-    d = res.to_dict()
-    d["extra"] = {**d["extra"], "certificate": {**d["extra"]["certificate"], **cert}}
-    return Result.from_dict(d)
 
 
 @pytest.mark.parametrize(("family", "seed"), CASES, ids=[f"{f}-{s}" for f, s in CASES])
@@ -37,8 +31,8 @@ def test_a_warm_start_at_the_bound_is_proven_optimal_by_its_certificate(family: 
     assert certify.certify(inst, res, time_limit=PROOF_CLOCK).verdict == certify.CERTIFIED
     opt = prove(api.solve, inst, method="cpsat")
     assert opt.status == Status.OPTIMAL and opt.objective == pytest.approx(res.objective)
-    higher = _edited(res, bound=res.objective + 1)
-    other = _edited(res, method="no_such_bound")
+    higher = edited_certificate(res, bound=res.objective + 1)
+    other = edited_certificate(res, method="no_such_bound")
     for bad in (higher, other):
         assert any(v.equation == "certificate" for v in api.validate(inst, bad))
         assert certify.certify(inst, bad, time_limit=PROOF_CLOCK).verdict == certify.FALSE

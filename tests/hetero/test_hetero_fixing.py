@@ -26,7 +26,7 @@ from formulations.hetero.data import prepare
 from formulations.hetero.fixing import config_lower_bounds, fix_configs, prepare_fixing
 from formulations.hetero.milp_solve import solve_milp
 from formulations.hetero.start import placements_of
-from tests.reliability_helpers import PROOF_CLOCK, PROOF_WORK, cli, prove
+from tests.reliability_helpers import PROOF_CLOCK, PROOF_WORK, cli, edited_certificate, prove
 
 SEEDS = range(6)
 
@@ -135,12 +135,6 @@ def bound_proof():
     return inst, res
 
 
-def _edited(res: Result, **cert) -> Result:
-    d = res.to_dict()
-    d["extra"] = {**d["extra"], "certificate": {**d["extra"]["certificate"], **cert}}
-    return Result.from_dict(d)
-
-
 def test_a_bound_proof_re_checks(bound_proof) -> None:
     inst, res = bound_proof
     assert not api.validate(inst, res)
@@ -150,8 +144,8 @@ def test_a_bound_proof_re_checks(bound_proof) -> None:
 def test_an_edited_certificate_is_refused(bound_proof, tmp_path) -> None:
     inst, res = bound_proof
     mult = res.extra["certificate"]["multipliers"]
-    zero = _edited(res, multipliers={**mult, "index": [], "value": []})
-    higher = _edited(res, bound=res.objective + 1)
+    zero = edited_certificate(res, multipliers={**mult, "index": [], "value": []})
+    higher = edited_certificate(res, bound=res.objective + 1)
     for bad in (zero, higher):
         assert any(v.equation == "certificate" for v in api.validate(inst, bad))
         assert certify.certify(inst, bad, time_limit=PROOF_CLOCK).verdict == certify.FALSE

@@ -11,14 +11,14 @@ import numpy as np
 import pytest
 
 from edgeopt import api
-from edgeopt.core import Deadline, Result, Status
+from edgeopt.core import Deadline, Status
 from edgeopt.solving import certify
 from formulations.concurrency import feasible_counts, hull_rows
 from formulations.fixing import Incumbent
 from formulations.tapfinger import LOWER_BOUNDS
 from formulations.tapfinger.fixing import certified_prices, fix_keys
 from formulations.tapfinger.milp import all_keys, solve_milp
-from tests.reliability_helpers import PROOF_CLOCK, cli, prove
+from tests.reliability_helpers import PROOF_CLOCK, cli, edited_certificate, prove
 
 CASES = [(6, 0), (6, 4), (8, 1), (8, 5)]
 
@@ -105,12 +105,6 @@ def bound_proof():
     return inst, res
 
 
-def _edited(res: Result, **cert) -> Result:
-    d = res.to_dict()
-    d["extra"] = {**d["extra"], "certificate": {**d["extra"]["certificate"], **cert}}
-    return Result.from_dict(d)
-
-
 def test_a_bound_proof_re_checks(bound_proof):
     inst, res = bound_proof
     assert not api.validate(inst, res)
@@ -122,9 +116,9 @@ def test_a_bound_proof_re_checks(bound_proof):
 def test_an_edited_certificate_is_refused(bound_proof, tmp_path):
     inst, res = bound_proof
     mult = res.extra["certificate"]["multipliers"]
-    zero = _edited(res, multipliers={**mult, "index": [], "value": []})  # the prices edited away
-    higher = _edited(res, bound=res.objective + 1)  # the stated bound edited
-    other = _edited(res, method="ti_lp")  # checked as another relaxation
+    zero = edited_certificate(res, multipliers={**mult, "index": [], "value": []})  # the prices edited away
+    higher = edited_certificate(res, bound=res.objective + 1)  # the stated bound edited
+    other = edited_certificate(res, method="ti_lp")  # checked as another relaxation
     for bad in (zero, higher, other):
         assert any(v.equation == "certificate" for v in api.validate(inst, bad))
         assert certify.certify(inst, bad, time_limit=PROOF_CLOCK).verdict == certify.FALSE
