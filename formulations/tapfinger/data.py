@@ -57,22 +57,27 @@ def identical_tasks(instance: Instance, opts: list[Option]) -> list[list[int]]:
     return identical_classes((t.arrival, tuple(sorted(by_task[t.id]))) for t in instance.tasks)
 
 
+def _milp_size(instance: Instance, starts: list[tuple[Option, int]], note: str) -> ModelSize:
+    """The MILP's size with ``n`` start binaries for each ``(option, n)`` of ``starts``: a binary's column has
+    its task's assignment row, the objective and R rows per slot it runs; rows: one per task, and per cluster
+    and slot one per resource plus one."""
+    R = len(instance.resources)
+    nvars = sum(n for _, n in starts)
+    nnz = sum(n * (2 + R * o.duration) for o, n in starts)
+    rows = len(instance.tasks) + len(instance.clusters) * instance.horizon * (1 + R)
+    return ModelSize(nvars, rows, nnz, note)
+
+
 def milp_size(instance: Instance) -> ModelSize:
     """Size of the time-indexed MILP: one binary per (task, cluster, allocation, start)."""
-    opts = options(instance)
-    R = len(instance.resources)
-    nvars = sum(len(o.starts(instance)) for o in opts)
-    nnz = sum(len(o.starts(instance)) * (2 + R * o.duration) for o in opts)
-    rows = len(instance.tasks) + len(instance.clusters) * instance.horizon * (1 + R)
-    return ModelSize(nvars, rows, nnz, "binaries per (task, cluster, allocation, start slot)")
+    return _milp_size(instance, [(o, len(o.starts(instance))) for o in options(instance)],
+                      "binaries per (task, cluster, allocation, start slot)")
 
 
 def milp_size_of_keys(instance: Instance, keys: list[tuple[Option, int]]) -> ModelSize:
     """`milp_size` of the model built on ``keys`` (what reduced-cost fixing left, ``fixing.py``)."""
-    R = len(instance.resources)
-    nnz = sum(2 + R * o.duration for o, _ in keys)
-    rows = len(instance.tasks) + len(instance.clusters) * instance.horizon * (1 + R)
-    return ModelSize(len(keys), rows, nnz, "binaries per (task, cluster, allocation, start slot) after fixing")
+    return _milp_size(instance, [(o, 1) for o, _ in keys],
+                      "binaries per (task, cluster, allocation, start slot) after fixing")
 
 
 def cpsat_size(instance: Instance) -> ModelSize:
