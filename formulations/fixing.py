@@ -91,18 +91,19 @@ def best_incumbent(spec: FamilySpec, instance: Any, *, hint: Any = None, algorit
 def incumbent_and_prices(spec: FamilySpec, instance: Any, *, hint: Any, algorithms: Sequence[str],
                          deadline: Deadline, prices_of: Any) -> tuple[Incumbent | None, Prices | None, dict[str, float]]:
     """The incumbent (`best_incumbent` of ``hint`` and ``algorithms``) and, when there is one, the certified prices
-    (``prices_of(instance, deadline)``, e.g. `certified_prices`); the timings ``incumbent_s`` and ``bound_s``.
-    The first step of a family's fixing (``formulations.<family>.fixing.prepare_fixing``)."""
+    (``prices_of(instance, deadline)``, e.g. `certified_prices`); the timings ``incumbent_s`` and ``bound_s``, each
+    also in CPU seconds of the process (``*_cpu_s``). The first step of a family's fixing
+    (``formulations.<family>.fixing.prepare_fixing``)."""
     timings: dict[str, float] = {}
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     with deadline.guard("the incumbent for reduced-cost fixing"):
         incumbent = best_incumbent(spec, instance, hint=hint, algorithms=algorithms, deadline=deadline)
-    timings["incumbent_s"] = time.perf_counter() - t0
+    timings["incumbent_s"], timings["incumbent_cpu_s"] = time.perf_counter() - t0, time.process_time() - c0
     if incumbent is None:
         return None, None, timings
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     prices = prices_of(instance, deadline)
-    timings["bound_s"] = time.perf_counter() - t0
+    timings["bound_s"], timings["bound_cpu_s"] = time.perf_counter() - t0, time.process_time() - c0
     return incumbent, prices, timings
 
 
@@ -188,6 +189,24 @@ def lns_incumbent(spec: FamilySpec, instance: Any, start: Incumbent, hood: Any, 
     if not obj < start.objective:
         return start
     return Incumbent(sched, float(obj), f"{start.source}+lns", start.seconds + time.perf_counter() - t0)
+
+
+def improve_incumbent(spec: FamilySpec, instance: Any, incumbent: Incumbent, prices: Prices, hood: Any, seconds: float,
+                      timings: dict[str, float], **options: Any) -> Incumbent:
+    """`lns_incumbent` (``options`` passed on) when ``seconds`` is at least 0.5, the incumbent is above the certified
+    bound, and no deterministic work limit is in force: the search stops on the clock, so under a work limit it is
+    left out and the fixed model is the same at any load. Adds ``lns_s`` and ``lns_cpu_s`` to ``timings`` and to
+    their ``incumbent_s`` and ``incumbent_cpu_s``. The second step of a family's fixing, after `incumbent_and_prices`."""
+    from edgeopt.core.limits import current_work_limit
+
+    if not (seconds >= 0.5 and incumbent.objective > prices.bound and current_work_limit() is None):
+        return incumbent
+    t0, c0 = time.perf_counter(), time.process_time()
+    better = lns_incumbent(spec, instance, incumbent, hood, seconds, **options)
+    timings["lns_s"], timings["lns_cpu_s"] = time.perf_counter() - t0, time.process_time() - c0
+    timings["incumbent_s"] = timings.get("incumbent_s", 0.0) + timings["lns_s"]
+    timings["incumbent_cpu_s"] = timings.get("incumbent_cpu_s", 0.0) + timings["lns_cpu_s"]
+    return better
 
 
 def cutoff(upper: float, step: float | None) -> float:

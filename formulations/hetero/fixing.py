@@ -138,9 +138,8 @@ def prepare_fixing(instance: Any, data: ModelData, *, hint: Any, deadline: Deadl
     ``bound_s`` and ``fixing_s``. Under a work limit (`edgeopt.core.limits.work_limit`) the LNS, which the clock
     stops, does not run, so that the fixed model is the same at any load.
     """
-    from edgeopt.core.limits import current_work_limit
     from edgeopt.hetero import FAMILY
-    from formulations.fixing import lns_incumbent
+    from formulations.fixing import improve_incumbent
     from formulations.hetero.lns import neighbourhood
 
     if data.t0 != 0 or data.length != int(instance.horizon):
@@ -150,13 +149,8 @@ def prepare_fixing(instance: Any, data: ModelData, *, hint: Any, deadline: Deadl
     if incumbent is None or prices is None:
         return data, None, timings
     seconds = min(lns_share * deadline.remaining(floor=0.0), lns_cap_s)
-    # the search stops on the clock: under a deterministic work limit (reproducible results) it is left out
-    if seconds >= 0.5 and incumbent.objective > prices.bound and current_work_limit() is None:
-        t0 = time.perf_counter()
-        incumbent = lns_incumbent(FAMILY, instance, incumbent, neighbourhood(LNS_WINDOWS), seconds, lower=prices.bound,
-                                  max_passes=LNS_PASSES)
-        timings["lns_s"] = time.perf_counter() - t0
-        timings["incumbent_s"] += timings["lns_s"]
+    incumbent = improve_incumbent(FAMILY, instance, incumbent, prices, neighbourhood(LNS_WINDOWS), seconds, timings,
+                                  lower=prices.bound, max_passes=LNS_PASSES)
     fixed, fixing = fix_configs(instance, data, incumbent, prices, strict=strict)
     timings["fixing_s"] = fixing.fixing_s
     return fixed, fixing, timings

@@ -24,7 +24,15 @@ from typing import Any
 import numpy as np
 
 from edgeopt.core import Deadline
-from formulations.fixing import Fixing, Incumbent, Prices, best_incumbent, cutoff, keep_mask
+from formulations.fixing import (
+    Fixing,
+    Incumbent,
+    Prices,
+    cutoff,
+    improve_incumbent,
+    incumbent_and_prices,
+    keep_mask,
+)
 from formulations.tapfinger.data import Option
 
 #: The list schedulers whose best schedule starts the incumbent (the other registered ones are worse or partial
@@ -89,41 +97,23 @@ def fix_keys(instance: Any, keys: list[tuple[Option, int]], incumbent: Incumbent
     return keep, fixing
 
 
-def lns_incumbent(instance: Any, start: Incumbent, seconds: float, *, sub_limit: float = 2.0,
-                  max_passes: int = 2) -> Incumbent:
-    """``start`` improved by the CP-SAT large-neighbourhood search (windows of `formulations.tapfinger.lns`;
-    `formulations.fixing.lns_incumbent`)."""
-    from edgeopt.tapfinger import FAMILY
-    from formulations.fixing import lns_incumbent as shared
-    from formulations.tapfinger.lns import neighbourhood
-
-    return shared(FAMILY, instance, start, neighbourhood(), seconds, sub_limit=sub_limit, max_passes=max_passes)
-
-
 def prepare(instance: Any, *, hint: Any, deadline: Deadline, lns_share: float = LNS_SHARE,
             lns_cap_s: float = LNS_CAP_S) -> tuple[Incumbent | None, Prices | None, dict[str, float]]:
     """The incumbent (hint, list schedulers, then the LNS for ``min(lns_share * remaining, lns_cap_s)``
-    seconds) and the certified prices; the timings ``incumbent_s`` (the LNS included, also alone as ``lns_s``) and
+    seconds, left out under a deterministic work limit: `formulations.fixing.improve_incumbent`) and the certified
+    prices; the timings ``incumbent_s`` (the LNS included, also alone as ``lns_s``) and
     ``bound_s``, each also in CPU seconds of the process (``*_cpu_s``)."""
     from edgeopt.tapfinger import FAMILY
 
-    timings: dict[str, float] = {}
-    t0, c0 = time.perf_counter(), time.process_time()
-    with deadline.guard("the incumbent for reduced-cost fixing"):
-        incumbent = best_incumbent(FAMILY, instance, hint=hint, algorithms=INCUMBENT_ALGORITHMS, deadline=deadline)
-    timings["incumbent_s"], timings["incumbent_cpu_s"] = time.perf_counter() - t0, time.process_time() - c0
-    t0, c0 = time.perf_counter(), time.process_time()
-    prices = certified_prices(instance, deadline)
-    timings["bound_s"], timings["bound_cpu_s"] = time.perf_counter() - t0, time.process_time() - c0
+    incumbent, prices, timings = incumbent_and_prices(FAMILY, instance, hint=hint, algorithms=INCUMBENT_ALGORITHMS,
+                                                      deadline=deadline, prices_of=certified_prices)
     if incumbent is None or prices is None:
         return incumbent, prices, timings
+    from formulations.tapfinger.lns import neighbourhood
+
     seconds = min(lns_share * deadline.remaining(floor=0.0), lns_cap_s)
-    if seconds >= 0.5 and incumbent.objective > prices.bound:
-        t0, c0 = time.perf_counter(), time.process_time()
-        incumbent = lns_incumbent(instance, incumbent, seconds)
-        timings["lns_s"], timings["lns_cpu_s"] = time.perf_counter() - t0, time.process_time() - c0
-        timings["incumbent_s"] += timings["lns_s"]
-        timings["incumbent_cpu_s"] += timings["lns_cpu_s"]
+    incumbent = improve_incumbent(FAMILY, instance, incumbent, prices, neighbourhood(), seconds, timings,
+                                  sub_limit=2.0, max_passes=2)
     return incumbent, prices, timings
 
 
