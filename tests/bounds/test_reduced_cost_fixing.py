@@ -189,3 +189,28 @@ def test_cutoff_and_skipped_search() -> None:
     fx.jobs_without_column = [3]
     assert skipped_search(fx).status == Status.INFEASIBLE
     assert math.isfinite(fx.solver_cutoff()) and 9 < fx.solver_cutoff() < 10
+
+
+def test_improve_incumbent_is_left_out_under_a_work_limit_and_never_worse() -> None:
+    """The LNS step of hetero's and tapfinger's fixing (`improve_incumbent`) stops on the clock, so under a
+    deterministic work limit it must not run (the fixed model is then the same at any load); without one it runs,
+    records its time, and returns a schedule no worse than its start."""
+    from edgeopt.tapfinger import FAMILY
+    from formulations.fixing import improve_incumbent, incumbent_and_prices
+    from formulations.tapfinger.fixing import INCUMBENT_ALGORITHMS, certified_prices
+    from formulations.tapfinger.lns import neighbourhood
+
+    inst = api.generate("tapfinger", "small", seed=1, jobs=16)
+    incumbent, prices, timings = incumbent_and_prices(FAMILY, inst, hint=None, algorithms=INCUMBENT_ALGORITHMS,
+                                                      deadline=Deadline(3600), prices_of=certified_prices)
+    assert incumbent is not None and prices is not None and incumbent.objective > prices.bound
+    assert {"incumbent_s", "incumbent_cpu_s", "bound_s", "bound_cpu_s"} <= set(timings)
+    with work_limit(PROOF_WORK):
+        same = improve_incumbent(FAMILY, inst, incumbent, prices, neighbourhood(), 5.0, timings)
+    assert same is incumbent and "lns_s" not in timings
+    better = improve_incumbent(FAMILY, inst, incumbent, prices, neighbourhood(), 1.0, timings, max_passes=1)
+    assert "lns_s" in timings and "lns_cpu_s" in timings
+    assert better.objective <= incumbent.objective
+    schedule = FAMILY.parse_schedule(better.schedule)
+    assert not FAMILY.validate(inst, schedule)
+    assert FAMILY.objective(inst, schedule) == pytest.approx(better.objective)
