@@ -191,15 +191,17 @@ def lns_incumbent(spec: FamilySpec, instance: Any, start: Incumbent, hood: Any, 
     return Incumbent(sched, float(obj), f"{start.source}+lns", start.seconds + time.perf_counter() - t0)
 
 
-def improve_incumbent(spec: FamilySpec, instance: Any, incumbent: Incumbent, prices: Prices, hood: Any, seconds: float,
-                      timings: dict[str, float], **options: Any) -> Incumbent:
+def improve_incumbent(spec: FamilySpec, instance: Any, incumbent: Incumbent, bound: float | None, hood: Any,
+                      seconds: float, timings: dict[str, float], **options: Any) -> Incumbent:
     """`lns_incumbent` (``options`` passed on) when ``seconds`` is at least 0.5, the incumbent is above the certified
-    bound, and no deterministic work limit is in force: the search stops on the clock, so under a work limit it is
-    left out and the fixed model is the same at any load. Adds ``lns_s`` and ``lns_cpu_s`` to ``timings`` and to
-    their ``incumbent_s`` and ``incumbent_cpu_s``. The second step of a family's fixing, after `incumbent_and_prices`."""
+    ``bound`` (None: none known), and no deterministic work limit is in force: the search stops on the clock, so
+    under a work limit it is left out and the fixed model is the same at any load. Adds ``lns_s`` and
+    ``lns_cpu_s`` to ``timings`` and to their ``incumbent_s`` and ``incumbent_cpu_s``. The second step of a family's
+    fixing, after `incumbent_and_prices`."""
     from edgeopt.core.limits import current_work_limit
 
-    if not (seconds >= 0.5 and incumbent.objective > prices.bound and current_work_limit() is None):
+    above = bound is None or incumbent.objective > bound
+    if not (seconds >= 0.5 and above and current_work_limit() is None):
         return incumbent
     t0, c0 = time.perf_counter(), time.process_time()
     better = lns_incumbent(spec, instance, incumbent, hood, seconds, **options)

@@ -149,7 +149,7 @@ def prepare_fixing(instance: Any, data: ModelData, *, hint: Any, deadline: Deadl
     if incumbent is None or prices is None:
         return data, None, timings
     seconds = min(lns_share * deadline.remaining(floor=0.0), lns_cap_s)
-    incumbent = improve_incumbent(FAMILY, instance, incumbent, prices, neighbourhood(LNS_WINDOWS), seconds, timings,
+    incumbent = improve_incumbent(FAMILY, instance, incumbent, prices.bound, neighbourhood(LNS_WINDOWS), seconds, timings,
                                   lower=prices.bound, max_passes=LNS_PASSES)
     fixed, fixing = fix_configs(instance, data, incumbent, prices, strict=strict)
     timings["fixing_s"] = fixing.fixing_s

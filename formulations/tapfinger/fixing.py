@@ -112,7 +112,7 @@ def prepare(instance: Any, *, hint: Any, deadline: Deadline, lns_share: float = 
     from formulations.tapfinger.lns import neighbourhood
 
     seconds = min(lns_share * deadline.remaining(floor=0.0), lns_cap_s)
-    incumbent = improve_incumbent(FAMILY, instance, incumbent, prices, neighbourhood(), seconds, timings,
+    incumbent = improve_incumbent(FAMILY, instance, incumbent, prices.bound, neighbourhood(), seconds, timings,
                                   sub_limit=2.0, max_passes=2)
     return incumbent, prices, timings
 

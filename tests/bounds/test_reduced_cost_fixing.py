@@ -206,9 +206,9 @@ def test_improve_incumbent_is_left_out_under_a_work_limit_and_never_worse() -> N
     assert incumbent is not None and prices is not None and incumbent.objective > prices.bound
     assert {"incumbent_s", "incumbent_cpu_s", "bound_s", "bound_cpu_s"} <= set(timings)
     with work_limit(PROOF_WORK):
-        same = improve_incumbent(FAMILY, inst, incumbent, prices, neighbourhood(), 5.0, timings)
+        same = improve_incumbent(FAMILY, inst, incumbent, prices.bound, neighbourhood(), 5.0, timings)
     assert same is incumbent and "lns_s" not in timings
-    better = improve_incumbent(FAMILY, inst, incumbent, prices, neighbourhood(), 1.0, timings, max_passes=1)
+    better = improve_incumbent(FAMILY, inst, incumbent, prices.bound, neighbourhood(), 1.0, timings, max_passes=1)
     assert "lns_s" in timings and "lns_cpu_s" in timings
     assert better.objective <= incumbent.objective
     schedule = FAMILY.parse_schedule(better.schedule)

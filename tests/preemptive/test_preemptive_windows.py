@@ -93,3 +93,30 @@ def test_a_windowed_model_without_the_incumbent_is_an_error():
     outcome = SolverOutcome(Status.TIME_LIMIT, None, 3.0, 0.1, "t", False)
     assert keep_incumbent(outcome, None, dataclasses.replace(cut, incumbent=None)) == (outcome, None, False)
     assert isinstance(cut, Windows)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_windows_from_the_searched_incumbent_are_tighter_and_hold_every_optimal_schedule(seed):
+    """The MILP's windows start from the list schedulers' incumbent improved by the large-neighbourhood search
+    (`milp.lns_improver`, which runs only without a work limit, so here `job_windows` is called directly). That
+    incumbent is a valid schedule no worse than the list schedulers', so its value is at least the optimum, and
+    every schedule at most that value completes each job within its window: the proven optimal one is checked."""
+    from edgeopt.core import Deadline
+    from formulations.preemptive.lns import completion_of
+    from formulations.preemptive.milp import lns_improver
+
+    inst = generate("small", seed=seed, jobs=8, servers=2)
+    data = from_instance(inst)
+    plain = prove(solve_milp, inst, fix=False)
+    assert plain.status == Status.OPTIMAL and not FAMILY.check_result(inst, plain)
+    listed = job_windows(inst, data, upper_bound=None)
+    searched = job_windows(inst, data, upper_bound=None, deadline=Deadline(3600), improve=lns_improver(inst))
+    assert plain.objective <= searched.upper_bound <= listed.upper_bound
+    inc = searched.incumbent
+    assert not FAMILY.validate(inst, FAMILY.parse_schedule(inc.schedule))
+    assert FAMILY.objective(inst, FAMILY.parse_schedule(inc.schedule)) == pytest.approx(inc.objective)
+    assert "lns_s" in searched.timings
+    optimal = FAMILY.parse_schedule(plain.schedule)
+    for js in optimal.jobs:
+        j = int(js.job)
+        assert completion_of(searched.data, js) <= searched.data.end(j), (j, searched.data.end(j))
