@@ -42,9 +42,10 @@ from edgeopt.bench import benchmark_parser, cpu_seconds, result_path
 from edgeopt.core import InputError, ModelError
 
 HERE = Path(__file__).resolve().parent
-_spec = importlib.util.spec_from_file_location("cross_family", HERE / "cross_family.py")
-cf = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(cf)
+_spec = importlib.util.spec_from_file_location("interval_diagnosis", HERE / "interval_diagnosis.py")
+idg = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(idg)
+cf = idg.cf  # cross_family.py, as interval_diagnosis.py loads it
 
 #: The exact model per family: the one that reaches furthest (docs/solvers.md, "Which exact method up to which
 #: size"); preemptive's MILP cuts per-job windows, edgecloud's and hetero's fix by reduced cost.
@@ -92,18 +93,7 @@ def measure(family: str, preset: str, options: dict[str, str], jobs: int, server
     inst = api.generate(family, preset, seed=seed, jobs=jobs, servers=servers, horizon=horizon, **options)
     row: dict[str, Any] = {"jobs": jobs, "servers": servers, "horizon": inst.horizon, "seed": seed}
     row.update(cf.best_bound(family, inst, args.bound_time))
-    rows = []
-    for name, algo in api.algorithms(family).items():
-        t0 = cpu_seconds()
-        try:
-            res = api.run(name, inst, seed=0)
-        except (InputError, ImportError) as exc:
-            rows.append({"algorithm": name, "status": "not run", "reason": str(exc).splitlines()[0]})
-            continue
-        rows.append({"algorithm": name, "kind": algo.kind, "relaxed": algo.relaxed, "status": res.status.value,
-                     "objective": res.objective, "valid": not api.validate(inst, res),
-                     "cpu_s": round(cpu_seconds() - t0, 3)})
-    best = cf.best_schedule(rows)
+    rows, best = idg.algorithms(inst, family)  # every registered algorithm, validated; the best non-relaxed one
     row["algorithms"], row["best"] = rows, best
     bound = row["bound"]
     if best is not None:

@@ -15,6 +15,7 @@ stored schedule, the bounds and every algorithm against the stored optimum.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 import time
 from pathlib import Path
@@ -29,15 +30,14 @@ from edgeopt.core.jsonio import write_json
 
 HERE = Path(__file__).resolve().parent
 SEED = 1
-#: The ladder's sizes per family (as `benchmarks/exact_scale.LADDERS`) and the methods that prove a rung:
-#: (label, exact method, options). Two different models or solvers per family.
-SIZES = {
-    "preemptive": lambda n: {"servers": max(2, (n + 3) // 4)},
-    "edgecloud": lambda n: {"servers": max(2, (n + 7) // 8 * 2), "horizon": 24 + 2 * n},
-    "tapfinger": lambda n: {} if 2 * n + 16 <= 64 else {"horizon": 2 * n + 16},
-    "hetero": lambda n: {"servers": max(2, (n + 3) // 4), "horizon": max(20, 2 * n)},
-    "okita": lambda n: {"servers": 3, "horizon": 8 + n},
-}
+_spec = importlib.util.spec_from_file_location("exact_scale", HERE.parent / "benchmarks" / "exact_scale.py")
+_exact_scale = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_exact_scale)
+
+#: The ladder's sizes per family: the generator's other sizes as a function of the job count, those of
+#: `benchmarks/exact_scale.LADDERS` (one definition, so a golden is a rung of the ladder the docs measure).
+SIZES = {family: sizes for family, (_, sizes) in _exact_scale.LADDERS.items()}
+#: The methods that prove a rung: (label, exact method, options). Two different models or solvers per family.
 PROOFS: dict[str, list[tuple[str, str, dict[str, Any]]]] = {
     "preemptive": [("milp", "milp", {}), ("milp/original", "milp", {"strengthen": False}), ("cpsat", "cpsat", {})],
     "edgecloud": [("milp", "milp", {}), ("cpsat", "cpsat", {})],
