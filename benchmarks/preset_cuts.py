@@ -32,7 +32,6 @@ reported next to each step: the machine may be shared.
 from __future__ import annotations
 
 import importlib.util
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -40,6 +39,7 @@ from typing import Any
 from edgeopt import api
 from edgeopt.bench import benchmark_parser, cpu_seconds, result_path
 from edgeopt.core import InputError, ModelError
+from edgeopt.core.jsonio import write_json
 
 HERE = Path(__file__).resolve().parent
 _spec = importlib.util.spec_from_file_location("interval_diagnosis", HERE / "interval_diagnosis.py")
@@ -152,9 +152,9 @@ def main(argv: list[str] | None = None) -> int:
                       f"[{ex.get('cpu_s')} s] bound/opt {r.get('bound_over_opt', float('nan')):.4f} "
                       f"best/opt {r.get('best_over_opt', float('nan')):.4f} gap lns {r.get('gap_lns', float('nan')):.4f}",
                       flush=True)
-                path.write_text(json.dumps(report, indent=1, default=float) + "\n")
+                write_json(path, report, what="--out")
     report["cpu_s_total"] = cpu_seconds()
-    path.write_text(json.dumps(report, indent=1, default=float) + "\n")
+    write_json(path, report, what="--out")
     print(f"wrote {path}; CPU {report['cpu_s_total']:.1f} s")
     return 0
 
