@@ -147,8 +147,9 @@ def trivial_bound(family: str, inst: Any) -> tuple[float, str]:
     return float(fn(inst)), name
 
 
-def certified_bound(inst: Any, time_limit: float, max_model_size: int | None = None) -> dict[str, Any]:
-    """``api.bound(method="auto")`` within ``time_limit`` s (and ``max_model_size`` nonzeros, the budget of
+def certified_bound(inst: Any, time_limit: float, max_model_size: int | None = None,
+                    method: str = "auto") -> dict[str, Any]:
+    """``api.bound(method=method)`` (``auto`` unless named) within ``time_limit`` s (and ``max_model_size`` nonzeros, the budget of
     `api.bound`), its certificate re-checked by ``api.check_bound``.
 
     Returns what happened, always: method, status, value, CPU and wall seconds of the bound and of the
@@ -162,7 +163,7 @@ def certified_bound(inst: Any, time_limit: float, max_model_size: int | None = N
         return out
     t0 = cpu_seconds()
     try:
-        res = fn(inst, method="auto", time_limit=time_limit, max_model_size=max_model_size)
+        res = fn(inst, method=method, time_limit=time_limit, max_model_size=max_model_size)
     except (InputError, ModelError, NotImplementedError) as exc:
         out.update(error=str(exc).splitlines()[0], cpu_s=round(cpu_seconds() - t0, 3))
         return out
@@ -186,14 +187,15 @@ def certified_bound(inst: Any, time_limit: float, max_model_size: int | None = N
     return out
 
 
-def best_bound(family: str, inst: Any, time_limit: float, max_model_size: int | None = None) -> dict[str, Any]:
+def best_bound(family: str, inst: Any, time_limit: float, max_model_size: int | None = None,
+               method: str = "auto") -> dict[str, Any]:
     """The larger of the family's trivial bound and the certified ``api.bound`` (used only once its
     certificate has been re-checked), with both recorded and the one used named in ``bound_name``."""
     t0 = cpu_seconds()
     value, name = trivial_bound(family, inst)
     out: dict[str, Any] = {"trivial_bound": value, "trivial_bound_name": name,
                            "trivial_bound_cpu_s": round(cpu_seconds() - t0, 3)}
-    cert = certified_bound(inst, time_limit, max_model_size)
+    cert = certified_bound(inst, time_limit, max_model_size, method)
     out["certified_bound"] = cert
     if cert["usable"] and cert["checked"] >= value:
         out.update(bound=cert["checked"], bound_kind="certified",

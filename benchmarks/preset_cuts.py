@@ -23,7 +23,7 @@ proven bound / optimum and best / optimum, i.e. how much of the interval is the 
 schedules'. A row whose optimum is not proven says only how the interval changes with size.
 
     python benchmarks/preset_cuts.py --rows "preemptive:paper:regime=far_cloud:18/6,60/20,120/40"
-        [--bound-time 60] [--lns-time 180] [--exact-time 300] [--seeds 0] [--out benchmarks/results]
+        [--bound-method okita=config_lp] [--bound-time 60] [--lns-time 180] [--exact-time 300] [--seeds 0] [--out benchmarks/results]
 
 A row is ``family:preset[:option=value...]:jobs/servers[/horizon],...``. CPU seconds (time.process_time) are
 reported next to each step: the machine may be shared.
@@ -70,8 +70,8 @@ def parse_row(text: str) -> tuple[str, str, dict[str, str], list[tuple[int, int,
     return family, preset, opts, out
 
 
-def exact(inst: Any, family: str, time_limit: float) -> dict[str, Any]:
-    method = EXACT[family]
+def exact(inst: Any, family: str, time_limit: float, method: str | None = None) -> dict[str, Any]:
+    method = method or EXACT[family]
     out: dict[str, Any] = {"method": method, "time_limit_s": time_limit}
     t0 = cpu_seconds()
     try:
@@ -92,7 +92,7 @@ def measure(family: str, preset: str, options: dict[str, str], jobs: int, server
             seed: int, args: Any) -> dict[str, Any]:
     inst = api.generate(family, preset, seed=seed, jobs=jobs, servers=servers, horizon=horizon, **options)
     row: dict[str, Any] = {"jobs": jobs, "servers": servers, "horizon": inst.horizon, "seed": seed}
-    row.update(cf.best_bound(family, inst, args.bound_time))
+    row.update(cf.best_bound(family, inst, args.bound_time, method=args.bound_method.get(family, "auto")))
     rows, best = idg.algorithms(inst, family)  # every registered algorithm, validated; the best non-relaxed one
     row["algorithms"], row["best"] = rows, best
     bound = row["bound"]
@@ -104,7 +104,7 @@ def measure(family: str, preset: str, options: dict[str, str], jobs: int, server
                 row["gap_lns"] = (lns["objective"] - bound) / lns["objective"]
     opt = None
     if args.exact_time > 0:
-        row["exact"] = ex = exact(inst, family, args.exact_time)
+        row["exact"] = ex = exact(inst, family, args.exact_time, args.exact_method.get(family))
         if ex.get("proven"):
             opt, row["optimum_from"] = ex["objective"], f"exact ({ex['method']})"
     found = [x["objective"] for x in (best, row.get("lns")) if x and x.get("objective") is not None
@@ -128,15 +128,27 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--bound-time", type=float, default=60.0)
     ap.add_argument("--lns-time", type=float, default=180.0, help="seconds of LNS per instance (0: none)")
     ap.add_argument("--exact-time", type=float, default=300.0, help="seconds of the exact model (0: none)")
+    ap.add_argument("--bound-method", default="",
+                    help="family=method,... : the certified bound's method per family (default: auto; e.g. "
+                         "okita=config_lp, the okita intervals' bound)")
+    ap.add_argument("--exact-method", default="",
+                    help="family=method,... : the exact model per family (default: EXACT; e.g. hetero=cpsat, whose "
+                         "interval model stays small where the time-indexed milp's does not)")
     ap.add_argument("--suffix", default="")
     args = ap.parse_args(argv)
+    for name in ("bound_method", "exact_method"):
+        try:
+            setattr(args, name, dict(x.split("=", 1) for x in getattr(args, name).split(",") if x))
+        except ValueError:
+            ap.error(f"--{name.replace('_', '-')}: {getattr(args, name)!r} is not family=method,...")
     for name in ("bound_time", "lns_time", "exact_time"):
         if not 0 <= getattr(args, name) <= 3600:
             ap.error(f"--{name.replace('_', '-')}: in [0, 3600] s")
     rows = [parse_row(r) for r in args.rows.split(";") if r]
     report: dict[str, Any] = {"regime": "the paper presets' generators at fewer jobs and servers, jobs per server kept",
                               "bound_time_s": args.bound_time, "lns_time_s": args.lns_time,
-                              "exact_time_s": args.exact_time, "exact": EXACT, "lns_method": cf.LNS_METHOD,
+                              "exact_time_s": args.exact_time, "exact": {**EXACT, **args.exact_method},
+                              "bound_method": args.bound_method, "lns_method": cf.LNS_METHOD,
                               "gap": "(best - bound) / best", "rows": []}
     path = result_path(args.out, f"preset_cuts{args.suffix}.json")
     for family, preset, options, sizes in rows:
