@@ -24,7 +24,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from edgeopt.bench import cpu_seconds
+from edgeopt.bench import cpu_seconds, result_path
+from edgeopt.core.jsonio import write_json
 from edgeopt.core.limits import Deadline
 from edgeopt.core.lns import search
 from edgeopt.core.lowerbound import check_certificate, compute_bound
@@ -33,6 +34,7 @@ from edgeopt.okita.baselines import oasis_latency
 from edgeopt.okita.instance import generate
 from edgeopt.okita.schedule import Schedule, objective, validate
 from formulations.okita import LOWER_BOUNDS
+from formulations.okita import lns as okita_lns
 from formulations.okita.lns import neighbourhood
 
 REGIMES = {"paper": {}, "jobs150": {"jobs": 150}}
@@ -69,7 +71,8 @@ def run(regime: str, bound_time: float, lns_time: float, sub_limit: float, bound
     best, best_obj, log = search(FAMILY, inst, start, neighbourhood(), deadline=Deadline(lns_time), sub_limit=sub_limit)
     row["schedule"] = {"start": "oasis_latency", "start_objective": start_obj, "start_cpu_s": round(c1 - c0, 1),
                        "lns_objective": best_obj, "lns_cpu_s": round(cpu_seconds() - c1, 1),
-                       "lns_time_limit_s": lns_time, "sub_limit_s": sub_limit, "valid": not validate(inst, best),
+                       "lns_time_limit_s": lns_time, "sub_limit_s": sub_limit,
+                       "single_milp_limit_s": okita_lns.SINGLE_MILP_LIMIT, "valid": not validate(inst, best),
                        "previous_best": PREVIOUS_BEST.get(regime),
                        "lns": {k: v for k, v in log.as_dict().items() if k != "history"}}
     before_bound = row["bounds"]["worker_lp"]["bound"]
@@ -92,15 +95,20 @@ def main() -> None:
     ap.add_argument("--name", default="okita_interval.json", help="output file name in --out")
     ap.add_argument("--bounds-from", default=None,
                     help="take the bounds of an earlier result file (same instances) instead of recomputing them")
+    ap.add_argument("--single-milp-limit", type=float, default=None,
+                    help="seconds per fixed-PS MILP of the LNS's single-job planner (formulations.okita.lns."
+                         "SINGLE_MILP_LIMIT; default: as it is)")
     args = ap.parse_args()
+    if args.single_milp_limit is not None:
+        if not 0.01 <= args.single_milp_limit <= 60:
+            ap.error("--single-milp-limit: in [0.01, 60] s")
+        okita_lns.SINGLE_MILP_LIMIT = args.single_milp_limit
     previous = None
     if args.bounds_from:
         previous = {"path": args.bounds_from,
                     "rows": {r["regime"]: r for r in json.loads(Path(args.bounds_from).read_text())}}
     rows = [run(r, args.bound_time, args.lns_time, args.sub_limit, previous) for r in args.regimes.split(",")]
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / args.name).write_text(json.dumps(rows, indent=2))
+    write_json(result_path(Path(args.out), args.name), rows, what="--out")
 
 
 if __name__ == "__main__":
