@@ -372,7 +372,11 @@ class ConfigRelaxation:
                     break
                 if not added:
                     if smooth == 0.0:
-                        converged, reason = True, "no improving column"
+                        # the pricing is heuristic (plans from the Lagrangian's choices and `candidate_plans`), so
+                        # finding no column proves nothing: converged only when L has met the master LP
+                        converged = lp_val - best_val <= rel_tol * abs(lp_val)
+                        reason = ("gap below tolerance" if converged else
+                                  "no improving column from the heuristic pricing (the master LP is still above L)")
                         break
                     smooth = 0.0  # mispricing at the smoothed point: price the master's own duals next
                 else:
