@@ -149,8 +149,8 @@ def trivial_bound(family: str, inst: Any) -> tuple[float, str]:
 
 def certified_bound(inst: Any, time_limit: float, max_model_size: int | None = None,
                     method: str = "auto") -> dict[str, Any]:
-    """``api.bound(method=method)`` (``auto`` unless named) within ``time_limit`` s (and ``max_model_size`` nonzeros, the budget of
-    `api.bound`), its certificate re-checked by ``api.check_bound``.
+    """``api.bound(method=method)`` (``auto`` unless named) within ``time_limit`` s (and ``max_model_size``
+    nonzeros, the budget of `api.bound`), its certificate re-checked by ``api.check_bound``.
 
     Returns what happened, always: method, status, value, CPU and wall seconds of the bound and of the
     check. ``usable`` is true only when the status is ``bound`` and the independent check recomputed the

@@ -35,7 +35,6 @@ from edgeopt.okita.instance import generate
 from edgeopt.okita.schedule import Schedule, objective, validate
 from formulations.okita import LOWER_BOUNDS
 from formulations.okita import lns as okita_lns
-from formulations.okita.lns import neighbourhood
 
 REGIMES = {"paper": {}, "jobs150": {"jobs": 150}}
 #: The previous best schedules (benchmarks/results/okita_lns.json: 240 s of CP-SAT windows).
@@ -68,7 +67,7 @@ def run(regime: str, bound_time: float, lns_time: float, sub_limit: float, bound
     start_obj = objective(inst, start)
     c1 = cpu_seconds()
     # the neighbourhood first offers its rebuild (`sequential_insertion`), then the windows
-    best, best_obj, log = search(FAMILY, inst, start, neighbourhood(), deadline=Deadline(lns_time), sub_limit=sub_limit)
+    best, best_obj, log = search(FAMILY, inst, start, okita_lns.neighbourhood(), deadline=Deadline(lns_time), sub_limit=sub_limit)
     row["schedule"] = {"start": "oasis_latency", "start_objective": start_obj, "start_cpu_s": round(c1 - c0, 1),
                        "lns_objective": best_obj, "lns_cpu_s": round(cpu_seconds() - c1, 1),
                        "lns_time_limit_s": lns_time, "sub_limit_s": sub_limit,

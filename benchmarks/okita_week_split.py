@@ -37,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from okita_config_lp import itp_week
 
+from edgeopt import api
 from edgeopt.bench import benchmark_parser, cpu_seconds, result_path
 from edgeopt.core.jsonio import write_json
 from formulations.okita import singlejob as sj
@@ -112,8 +113,6 @@ def main() -> None:
     cases = [args.preset] if args.preset else args.windows.split(",")
     for label in cases:
         if args.preset:
-            from edgeopt import api
-
             inst = api.generate("okita", args.preset, seed=args.seeds[0], jobs=args.jobs, servers=args.sites)
             week = {"preset": args.preset, "seed": args.seeds[0], "sites": int(inst.capacity.shape[0])}
         else:

@@ -23,7 +23,8 @@ proven bound / optimum and best / optimum, i.e. how much of the interval is the 
 schedules'. A row whose optimum is not proven says only how the interval changes with size.
 
     python benchmarks/preset_cuts.py --rows "preemptive:paper:regime=far_cloud:18/6,60/20,120/40"
-        [--bound-method okita=config_lp] [--bound-time 60] [--lns-time 180] [--exact-time 300] [--seeds 0] [--out benchmarks/results]
+        [--bound-method okita=config_lp] [--exact-method hetero=cpsat] [--bound-time 60] [--lns-time 180]
+        [--exact-time 300] [--seeds 0] [--out benchmarks/results]
 
 A row is ``family:preset[:option=value...]:jobs/servers[/horizon],...``. CPU seconds (time.process_time) are
 reported next to each step: the machine may be shared.
