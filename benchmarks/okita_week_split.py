@@ -106,6 +106,12 @@ def main() -> None:
     ap.add_argument("--exact-seconds", type=float, default=0.0,
                     help="also plan each job alone by the exact single-job MILP for at most this long (0: not)")
     args = ap.parse_args()
+    for name in ("jobs", "sites"):
+        if getattr(args, name) is not None and not 1 <= getattr(args, name) <= 100_000:
+            ap.error(f"--{name}: in [1, 100000]")
+    for name in ("workers_seconds", "exact_seconds"):
+        if not 0 <= getattr(args, name) <= 3600:
+            ap.error(f"--{name.replace('_', '-')}: in [0, 3600] s")
     where = (f"okita's {args.preset} generator, seed {args.seeds[0]}" if args.preset else
              "ITP cluster06, 96 GPUs, okita as cross_family.py builds it, seed 0")
     out = {"setting": f"{where}; each job alone at zero prices; CPU seconds", "weeks": {}}
