@@ -34,6 +34,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
     ap.add_argument("--time-limit", type=float, default=180.0, help="seconds for the whole LNS call")
     ap.add_argument("--sub-limit", type=float, default=10.0, help="seconds per window")
     ap.add_argument("--out", default="")
+    ap.add_argument("--name", default="", help="result file name (default: <family>_lns.json)")
     args = ap.parse_args(argv)
     regimes = importlib.import_module(f"{args.family}_gap").REGIMES
     rows = []
@@ -65,7 +66,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
         rows.append(row)
         print(json.dumps({k: v for k, v in row.items() if k != "lns"}), flush=True)
     if args.out:
-        path = Path(args.out) / f"{args.family}_lns.json"
+        path = Path(args.out) / (args.name or f"{args.family}_lns.json")
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(rows, indent=2, default=str))
     return rows

@@ -5,7 +5,7 @@ tests/test_cli_catalog.py fails when it differs from what the registry reports.
 
 FAMILIES = ('edgecloud', 'hetero', 'tapfinger', 'preemptive', 'okita')
 
-SOURCES_SHA256 = '102ef6ec3015e2ad072d44c783fbfe5c01d2d4d34c4a38827c4f3c5cd66d7fcc'
+SOURCES_SHA256 = '9f563ff6a7602a61182dcaf8828b94b618b84571d6cfb900ef07db4f29f8acc9'
 
 GUARDS = [{'algorithms': ['online', 'online_bc', 'vanilla_marl'],
   'family': 'tapfinger',

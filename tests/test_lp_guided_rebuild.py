@@ -1,4 +1,5 @@
-"""The LP-guided list schedules (``formulations.<family>.lpfill``), the LNS's rebuild in edgecloud and tapfinger.
+"""The LP-guided list schedules (``formulations.<family>.lpfill``), the LNS's rebuild in edgecloud, hetero and
+tapfinger.
 A heuristic: the tests check that its schedules are valid, complete, above the certified bound and
 deterministic, that it refuses a master above the size budget and gives nothing when out of time, and that the
 LNS takes it only when it is better."""
@@ -16,7 +17,7 @@ from edgeopt.core.lns import complete_and_valid, search
 from tests.reliability_helpers import PROOF_CLOCK
 
 #: family -> a complete start for the search test (an online algorithm, so the rebuild has room to beat it)
-FAMILIES = {"edgecloud": "fifo", "tapfinger": "greedy"}
+FAMILIES = {"edgecloud": "fifo", "hetero": "fifo", "tapfinger": "greedy"}
 
 
 def _family(name):

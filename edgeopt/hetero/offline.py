@@ -189,7 +189,8 @@ def recreate(instance: Instance, schedule: Schedule, deadline, *, seed: int = 0,
     return Schedule(jobs=[placed[k].to_schedule() for k in sorted(placed)], rejected=[]), log
 
 
-def _objective(instance: Instance, placed: dict[int, Placement]) -> float:
+def total(instance: Instance, placed: dict[int, Placement]) -> float:
+    """The total weighted completion time of ``placed``."""
     return float(sum(instance.jobs[k].weight * pl.end for k, pl in placed.items()))
 
 
@@ -214,10 +215,10 @@ def offline_fill(instance: Instance, *, seed: int = 0, repairs: int = 3, sweeps:
         variants = [(f"{rule}/{order}", [j.id for j in _order(instance, configs, order)], filler(rule))
                     for rule in RULES for order in ORDERS]
         out = best_of_passes(variants, lambda placed: improve(instance, placed, configs, sweeps),
-                             lambda placed: _objective(instance, placed), repairs)
+                             lambda placed: total(instance, placed), repairs)
         sched = Schedule(jobs=[out.placed[k].to_schedule() for k in sorted(out.placed)], rejected=out.rejected)
     extra = {"chosen": out.label, "passes": out.passes, "repairs": repairs, "sweeps": sweeps, "moves": out.moves}
     return FAMILY.algorithm_result(instance, "offline_fill", sched, el[0], rejected=out.rejected, extra=extra)
 
 
-__all__ = ["ORDERS", "RULES", "fill", "offline_fill", "recreate"]
+__all__ = ["ORDERS", "RULES", "fill", "improve", "offline_fill", "recreate", "total"]

@@ -185,11 +185,15 @@ def reoptimise(instance: Any, schedule: Any, free: Sequence[int], time_limit: fl
 
 
 def neighbourhood(method: str = "cpsat") -> Neighbourhood:
-    """The LNS plug-in; ``method``: the exact model of the sub-problems (``cpsat`` or ``milp``)."""
+    """The LNS plug-in: the LP-guided list schedule (``lpfill.py``) as the rebuild tried first, then ruin and
+    recreate from the incumbent (`recreate`), then windows solved with the exact model ``method`` (``cpsat`` or
+    ``milp``)."""
     import functools
 
+    from formulations.hetero.lpfill import lp_guided_fill
+
     return Neighbourhood(order=order, reoptimise=functools.partial(reoptimise, method=method), window=8,
-                         max_window=20, local=recreate, local_share=LOCAL_SHARE)
+                         max_window=20, rebuild=lp_guided_fill, local=recreate, local_share=LOCAL_SHARE)
 
 
 def recreate(instance: Any, schedule: Any, deadline: Deadline) -> Any | None:

@@ -9,7 +9,7 @@ from edgeopt import api
 from edgeopt.core import InputError
 from edgeopt.hetero import FAMILY, generate
 from edgeopt.hetero.mincost import job_configs
-from edgeopt.hetero.offline import _objective, _order, fill, improve
+from edgeopt.hetero.offline import _order, fill, improve, total
 from edgeopt.hetero.schedule import Schedule
 from tests.reliability_helpers import PROOF_CLOCK
 
@@ -39,9 +39,9 @@ def test_sweeps_never_delay_a_job(preset, seed):
     swept, moves = improve(inst, placed, configs, sweeps=3)
     assert set(swept) == set(placed)
     assert all(swept[k].end <= placed[k].end for k in placed)
-    assert _objective(inst, swept) <= _objective(inst, placed)
+    assert total(inst, swept) <= total(inst, placed)
     if moves:
-        assert _objective(inst, swept) < _objective(inst, placed)
+        assert total(inst, swept) < total(inst, placed)
     sched = Schedule(jobs=[swept[k].to_schedule() for k in sorted(swept)],
                      rejected=sorted(j.id for j in inst.jobs if j.id not in swept))
     assert FAMILY.validate(inst, sched) == []
