@@ -10,6 +10,12 @@ before building one, this script measures, on `exact_scale.py`'s ``small`` ladde
   bound of edgeopt rests on it);
 * ``optimum``: the family's ``milp`` within ``--time-limit`` (status, value and bound as returned).
 
+With ``--cuts family:preset:jobs/servers/seed,...`` it measures instead the paper presets' generators cut to a
+few jobs (as ``preset_cuts.py`` cuts them), ``lp`` and ``ip`` only: where the exact model cannot prove the
+optimum, ``ip`` (or HiGHS's own bound on it, ``ip_bound``, when the limit stops it) is still a lower bound on the
+optimum, so ``ip_bound - lp`` is at least how much of the interval is the LP's fractional relaxation of the
+pooled program. A measurement, not a certificate.
+
 When ``ip`` < optimum, branch-and-price on that relaxation cannot prove the optimum at all (it can only raise
 the bound towards ``ip``); when ``ip`` = optimum, it can, and ``lp``'s distance to it says how much branching
 it needs. Instances with more than ``--max-columns`` columns are skipped (reported as such).
@@ -105,6 +111,45 @@ def measure(family: str, counts: list[int], time_limit: float, max_columns: int)
     return rows
 
 
+#: Most jobs or servers of a cut (as in preset_cuts.py): a typed count has a cap.
+MAX_CUT = 100_000
+
+
+def parse_cuts(text: str) -> tuple[str, str, list[tuple[int, int, int]]]:
+    """``family:preset:jobs/servers/seed,...`` -> (family, preset, [(jobs, servers, seed)])."""
+    try:
+        family, preset, sizes = text.split(":")
+        cuts = [tuple(int(x) for x in part.split("/")) for part in sizes.split(",")]
+    except ValueError:
+        raise ValueError(f"--cuts: expected family:preset:jobs/servers/seed,..., got {text!r}") from None
+    for cut in cuts:
+        if len(cut) != 3 or not (1 <= cut[0] <= MAX_CUT and 1 <= cut[1] <= MAX_CUT and cut[2] >= 0):
+            raise ValueError(f"--cuts: each cut is jobs/servers/seed with 1 <= jobs, servers <= {MAX_CUT:,}, got {cut}")
+    return family, preset, cuts
+
+
+def measure_cuts(text: str, time_limit: float, max_columns: int) -> list[dict]:
+    """``lp`` and ``ip`` of the family's ``auto`` relaxation on each cut of a preset (module docstring)."""
+    from edgeopt import api
+    from edgeopt.core.lowerbound import find_method
+    from formulations import table
+
+    family, preset, cuts = parse_cuts(text)
+    method = find_method(table(family, "LOWER_BOUNDS"), "auto", family)
+    rows = []
+    for jobs, servers, seed in cuts:
+        inst = api.generate(family, preset, seed=seed, jobs=jobs, servers=servers)
+        offset = float(method.offset(inst)) if method.offset else 0.0
+        row = {"family": family, "preset": preset, "jobs": jobs, "servers": servers, "seed": seed,
+               "relaxation": method.name, **relaxation_ip(method.relax(inst), time_limit, max_columns)}
+        for key in ("lp", "ip", "ip_bound"):
+            if key in row:
+                row[key] = round(row[key] + offset, 6)
+        print(json.dumps(row), flush=True)
+        rows.append(row)
+    return rows
+
+
 def main() -> None:
     ap = benchmark_parser(__doc__.splitlines()[0], seeds=str(SEED))
     ap.add_argument("--families", default=",".join(RUNGS))
@@ -112,7 +157,19 @@ def main() -> None:
     ap.add_argument("--time-limit", type=float, default=60.0, help="seconds for the relaxation's IP and the milp")
     ap.add_argument("--max-columns", type=int, default=200_000)
     ap.add_argument("--name", default="relaxation_ip.json")
+    ap.add_argument("--cuts", default=None, help="family:preset:jobs/servers/seed,...: a preset's cuts instead")
     args = ap.parse_args()
+    if args.cuts:
+        try:
+            parse_cuts(args.cuts)
+        except ValueError as exc:
+            ap.error(str(exc))  # exit 2, before anything is written
+        path = result_path(args.out, args.name)
+        write_json(path, {"setting": "preset cuts; HiGHS one thread; wall-clock limits, CPU seconds per call",
+                          "time_limit_s": args.time_limit,
+                          "cuts": measure_cuts(args.cuts, args.time_limit, args.max_columns)})
+        print("wrote", path)
+        return
     out = {"setting": f"small generator, seed {SEED}, LADDERS of exact_scale.py; HiGHS one thread; wall-clock "
                       "limits, CPU seconds per call (machine shared, 2 cores)",
            "time_limit_s": args.time_limit, "families": {}}
