@@ -22,7 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from edgeopt import api
-from edgeopt.bench import cpu_seconds
+from edgeopt.bench import cpu_seconds, result_path
+from edgeopt.core.jsonio import write_json
 
 
 def main(argv: list[str] | None = None) -> list[dict]:
@@ -66,9 +67,8 @@ def main(argv: list[str] | None = None) -> list[dict]:
         rows.append(row)
         print(json.dumps({k: v for k, v in row.items() if k != "lns"}), flush=True)
     if args.out:
-        path = Path(args.out) / (args.name or f"{args.family}_lns.json")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(rows, indent=2, default=str))
+        # atomic, and refuses a path that exists and is not a regular file
+        write_json(result_path(Path(args.out), args.name or f"{args.family}_lns.json"), rows)
     return rows
 
 

@@ -81,6 +81,14 @@ def relaxation_ip(rel, time_limit: float, max_columns: int) -> dict:
             "ip_cpu_s": round(cpu_seconds() - c0, 2)}
 
 
+def _shifted(row: dict, offset: float) -> dict:
+    """``row`` with the relaxation's constant ``offset`` added to its values (the family's objective)."""
+    for key in ("lp", "ip", "ip_bound"):
+        if key in row:
+            row[key] = round(row[key] + offset, 6)
+    return row
+
+
 def measure(family: str, counts: list[int], time_limit: float, max_columns: int) -> list[dict]:
     import importlib
 
@@ -96,10 +104,8 @@ def measure(family: str, counts: list[int], time_limit: float, max_columns: int)
         inst = spec.generate("small", seed=SEED, jobs=n, **kwargs)
         rel = method.relax(inst)
         offset = float(method.offset(inst)) if method.offset else 0.0
-        row = {"jobs": n, **kwargs, "relaxation": method.name, **relaxation_ip(rel, time_limit, max_columns)}
-        for key in ("lp", "ip", "ip_bound"):
-            if key in row:
-                row[key] = round(row[key] + offset, 6)
+        row = _shifted({"jobs": n, **kwargs, "relaxation": method.name, **relaxation_ip(rel, time_limit, max_columns)},
+                       offset)
         c0 = cpu_seconds()
         res = milp(inst, time_limit=time_limit)
         row.update({"milp_status": res.status.value, "milp_objective": res.objective, "milp_bound": res.bound,
@@ -128,23 +134,21 @@ def parse_cuts(text: str) -> tuple[str, str, list[tuple[int, int, int]]]:
     return family, preset, cuts
 
 
-def measure_cuts(text: str, time_limit: float, max_columns: int) -> list[dict]:
-    """``lp`` and ``ip`` of the family's ``auto`` relaxation on each cut of a preset (module docstring)."""
+def measure_cuts(family: str, preset: str, cuts: list[tuple[int, int, int]], time_limit: float, max_columns: int
+                 ) -> list[dict]:
+    """``lp`` and ``ip`` of the family's ``auto`` relaxation on each cut (jobs, servers, seed) of a preset (module
+    docstring)."""
     from edgeopt import api
     from edgeopt.core.lowerbound import find_method
     from formulations import table
 
-    family, preset, cuts = parse_cuts(text)
     method = find_method(table(family, "LOWER_BOUNDS"), "auto", family)
     rows = []
     for jobs, servers, seed in cuts:
         inst = api.generate(family, preset, seed=seed, jobs=jobs, servers=servers)
         offset = float(method.offset(inst)) if method.offset else 0.0
-        row = {"family": family, "preset": preset, "jobs": jobs, "servers": servers, "seed": seed,
-               "relaxation": method.name, **relaxation_ip(method.relax(inst), time_limit, max_columns)}
-        for key in ("lp", "ip", "ip_bound"):
-            if key in row:
-                row[key] = round(row[key] + offset, 6)
+        row = _shifted({"family": family, "preset": preset, "jobs": jobs, "servers": servers, "seed": seed,
+                        "relaxation": method.name, **relaxation_ip(method.relax(inst), time_limit, max_columns)}, offset)
         print(json.dumps(row), flush=True)
         rows.append(row)
     return rows
@@ -161,13 +165,13 @@ def main() -> None:
     args = ap.parse_args()
     if args.cuts:
         try:
-            parse_cuts(args.cuts)
+            family, preset, cuts = parse_cuts(args.cuts)
         except ValueError as exc:
             ap.error(str(exc))  # exit 2, before anything is written
         path = result_path(args.out, args.name)
         write_json(path, {"setting": "preset cuts; HiGHS one thread; wall-clock limits, CPU seconds per call",
                           "time_limit_s": args.time_limit,
-                          "cuts": measure_cuts(args.cuts, args.time_limit, args.max_columns)})
+                          "cuts": measure_cuts(family, preset, cuts, args.time_limit, args.max_columns)})
         print("wrote", path)
         return
     out = {"setting": f"small generator, seed {SEED}, LADDERS of exact_scale.py; HiGHS one thread; wall-clock "
