@@ -48,7 +48,8 @@ STEPS = 40
 EXTRA = 6
 
 
-def job_split(inst, i: int, exact_seconds: float = 0.0, workers_seconds: float = 0.0) -> dict[str, float]:
+def job_split(inst, i: int, exact_seconds: float = 0.0, workers_seconds: float = 0.0,
+              grouped_seconds: float = 0.0) -> dict[str, float]:
     """``floor``, ``alone`` and, where asked, ``alone_workers``, ``alone_exact`` and ``exact_bound`` of job ``i``
     (module docstring): the plans first, then the multipliers by Polyak steps towards the cheapest plan's cost
     (as `config_lp` improves them).
@@ -90,6 +91,11 @@ def job_split(inst, i: int, exact_seconds: float = 0.0, workers_seconds: float =
         past = last + 1 - job.arrival  # the first completion the MILP leaves out, as a length
         ok = last == int(inst.horizon) - 1 or float(inst.jobs[i].cost(past + 1)) > cheapest
         out["exact_bound"] = float(found.bound) if ok else -math.inf
+    if grouped_seconds > 0:
+        found = sj.exact_grouped(job, time_limit=grouped_seconds, upper=cheapest)
+        out["alone_grouped"] = float(min(cheapest, found.value))
+        out["grouped_bound"] = float(found.bound)
+        out["grouped_optimal"] = float(found.optimal)
     return out
 
 
@@ -105,11 +111,17 @@ def main() -> None:
                          "this long per candidate (0: not)")
     ap.add_argument("--exact-seconds", type=float, default=0.0,
                     help="also plan each job alone by the exact single-job MILP for at most this long (0: not)")
+    ap.add_argument("--grouped-seconds", type=float, default=0.0,
+                    help="also plan each job alone by the grouped single-job MILP (singlejob.exact_grouped: equal "
+                         "slots counted, not named) for at most this long, with its bound (0: not)")
+    ap.add_argument("--every", type=int, default=1, help="only every this-many-th job (1: all)")
     args = ap.parse_args()
     for name in ("jobs", "sites"):
         if getattr(args, name) is not None and not 1 <= getattr(args, name) <= 100_000:
             ap.error(f"--{name}: in [1, 100000]")
-    for name in ("workers_seconds", "exact_seconds"):
+    if not 1 <= args.every <= 1000:
+        ap.error("--every: in [1, 1000]")
+    for name in ("workers_seconds", "exact_seconds", "grouped_seconds"):
         if not 0 <= getattr(args, name) <= 3600:
             ap.error(f"--{name.replace('_', '-')}: in [0, 3600] s")
     where = (f"okita's {args.preset} generator, seed {args.seeds[0]}" if args.preset else
@@ -124,10 +136,12 @@ def main() -> None:
         else:
             week, inst = itp_week(label, args.seeds[0])
         t0 = cpu_seconds()
-        per_job = [job_split(inst, i, args.exact_seconds, args.workers_seconds) for i in range(len(inst.jobs))]
+        chosen = range(0, len(inst.jobs), args.every)
+        per_job = [job_split(inst, i, args.exact_seconds, args.workers_seconds, args.grouped_seconds)
+                   for i in chosen]
         floor = math.fsum(j["floor"] for j in per_job)
         alone = math.fsum(j["alone"] for j in per_job)
-        entry = {"week": week, "jobs": len(inst.jobs), "horizon": inst.horizon,
+        entry = {"week": week, "jobs": len(inst.jobs), "measured_jobs": list(chosen), "horizon": inst.horizon,
                  "sum_floor": round(floor, 3), "sum_alone": round(alone, 3),
                  "alone_over_floor": round(alone / floor, 4)}
         if args.workers_seconds > 0:
@@ -140,6 +154,12 @@ def main() -> None:
             entry.update(exact_seconds=args.exact_seconds, sum_alone_exact=round(exact, 3),
                          alone_exact_over_floor=round(exact / floor, 4), sum_best_floor=round(best_floor, 3),
                          exact_bound_above_floor=sum(j["exact_bound"] > j["floor"] for j in per_job))
+        if args.grouped_seconds > 0:
+            grouped = math.fsum(j["alone_grouped"] for j in per_job)
+            gbound = math.fsum(max(j["floor"], j["grouped_bound"]) for j in per_job)
+            entry.update(grouped_seconds=args.grouped_seconds, sum_alone_grouped=round(grouped, 3),
+                         sum_grouped_floor=round(gbound, 3), grouped_proven=int(sum(j["grouped_optimal"] for j in per_job)),
+                         grouped_bound_above_floor=sum(j["grouped_bound"] > j["floor"] for j in per_job))
         out["weeks"][label] = {**entry, "cpu_s": round(cpu_seconds() - t0, 1),
                                "per_job": [{k: round(v, 3) if math.isfinite(v) else None for k, v in j.items()}
                                            for j in per_job]}

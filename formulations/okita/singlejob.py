@@ -216,8 +216,7 @@ def plan_of(js: Any) -> Plan:
 
 def plan_entries(job: SingleJob, plan: Plan) -> list[Any]:
     """The plan as the schedule's `SlotEntry` list (per-slot transfers split from the totals)."""
-    from edgeopt.okita.schedule import entry
-    from formulations.okita.cpsat import split_transfers
+    from edgeopt.okita.schedule import entry, split_transfers
 
     R = job.n_sites
     totals = np.zeros((R, R), dtype=np.int64)
@@ -1021,3 +1020,229 @@ def best_plan(job: SingleJob, w: np.ndarray | None = None, P: np.ndarray | None 
         if other is not None and priced_cost(job, other, w, P) < ub:
             plan, ub = other, priced_cost(job, other, w, P)
     return plan, ub, lag, mu1
+
+
+# ---- the exact model over groups of equal slots -------------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class Grouped:
+    """`exact_grouped`'s answer: the cheapest plan found, its priced cost, a lower bound on the job's least
+    priced cost (over every completion), and whether the two meet."""
+
+    plan: Plan | None
+    value: float
+    bound: float
+    optimal: bool
+    completions: int  # completions whose model was solved
+
+
+def _grouped_model(job: SingleJob, w: np.ndarray, P: np.ndarray, end: int, time_limit: float):
+    """The aggregated MILP over slots 0 .. ``end`` (indices t - a), without the latency (see `exact_grouped`):
+    (its HiGHS solve, the groups' slot lists, the variables' index maps)."""
+    import highspy
+    import scipy.sparse as sp
+
+    R = job.n_sites
+    first, inverse = _slot_groups(job, w, P)
+    members = [np.flatnonzero(inverse[:end + 1] == g) for g in range(first.size)]
+    cm = job.cap_matrix(first)  # [G, p, r']
+    cost, hi = [], []
+    U: dict[tuple[int, int], int] = {}
+    Y: dict[tuple[int, int, int], int] = {}
+    for g, f in enumerate(first):
+        size = members[g].size
+        if size == 0:
+            continue
+        for p in range(R):
+            if job.cap_ps[f, p] < 0 or cm[g, p].sum() <= 0:
+                continue
+            U[g, p] = len(cost)
+            cost.append(float(P[f, p]))
+            hi.append(float(size))
+            for r in np.flatnonzero(cm[g, p] > 0):
+                Y[g, p, int(r)] = len(cost)
+                cost.append(float(w[f, r] + job.xq[p, r]))
+                hi.append(float(cm[g, p, r] * size))
+    groups = [g for g in range(first.size) if members[g].size]
+    n = {}
+    for g in groups:
+        for r in range(R):
+            n[g, r] = len(cost)
+            cost.append(0.0)
+            hi.append(float(job.total_chunks))
+    origins = np.flatnonzero(job.chunks > 0)
+    x = {}
+    for r in origins:
+        for r2 in range(R):
+            x[int(r), r2] = len(cost)
+            cost.append(float(job.dq[r, r2]))
+            hi.append(float(job.chunks[r]))
+    ri, ci, vals, lo_r, up_r = [], [], [], [], []
+    inf = highspy.kHighsInf
+
+    def row(cols: list[int], coefs: list[float], lo: float, up: float) -> None:
+        k = len(lo_r)
+        ri.extend([k] * len(cols))
+        ci.extend(cols)
+        vals.extend(coefs)
+        lo_r.append(lo)
+        up_r.append(up)
+
+    for g in groups:
+        us = [U[g, p] for p in range(R) if (g, p) in U]
+        if us:
+            row(us, [1.0] * len(us), -inf, float(members[g].size))  # one PS per slot
+    for (g, p), u in U.items():
+        ys = [Y[g, p, r] for r in range(R) if (g, p, r) in Y]
+        row([u] + ys, [1.0] + [-1.0] * len(ys), -inf, 0.0)  # a slot with a PS has a worker
+        for r in range(R):
+            if (g, p, r) in Y:
+                row([Y[g, p, r], u], [1.0, -float(cm[g, p, r])], -inf, 0.0)  # at most cap workers per slot
+    for g in groups:
+        for r in range(R):
+            ys = [Y[g, p, r] for p in range(R) if (g, p, r) in Y]
+            row([n[g, r]] + ys, [float(job.epochs)] + [-job.rho] * len(ys), -inf, 0.0)  # (2b), summed
+    for r in origins:
+        row([x[int(r), r2] for r2 in range(R)], [1.0] * R, float(job.chunks[r]), float(job.chunks[r]))
+    for r2 in range(R):
+        cols = [x[int(r), r2] for r in origins] + [n[g, r2] for g in groups]
+        row(cols, [1.0] * origins.size + [-1.0] * len(groups), 0.0, 0.0)
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("threads", 1)
+    h.setOptionValue("time_limit", float(max(0.01, time_limit)))
+    h.setOptionValue("mip_rel_gap", 1e-9)
+    h.setOptionValue("mip_abs_gap", 1e-9)
+    nv = len(cost)
+    h.addVars(nv, np.zeros(nv), np.array(hi))
+    h.changeColsCost(nv, np.arange(nv, dtype=np.int32), np.array(cost))
+    h.changeColsIntegrality(nv, np.arange(nv, dtype=np.int32), np.full(nv, highspy.HighsVarType.kInteger))
+    mat = sp.csr_matrix((vals, (ri, ci)), shape=(len(lo_r), nv))
+    h.addRows(len(lo_r), np.array(lo_r), np.array(up_r), mat.nnz, mat.indptr[:-1].astype(np.int32),
+              mat.indices.astype(np.int32), mat.data)
+    h.run()
+    return h, members, U, Y, n, x
+
+
+def _spread(total: int, slots: int, start: int) -> np.ndarray:
+    """``total`` units over ``slots`` slots round robin from slot ``start``: each slot gets floor or ceil of
+    total / slots."""
+    out = np.full(slots, total // slots, dtype=np.int64)
+    extra = total % slots
+    out[(start + np.arange(extra)) % slots] += 1
+    return out
+
+
+def _grouped_plan(job: SingleJob, w: np.ndarray, members: list[np.ndarray], U: dict, Y: dict, n: dict, x: dict,
+                  sol: np.ndarray) -> Plan | None:
+    """The aggregated solution as a plan: each group's slots handed to its PS sites in order, every site's
+    workers spread round robin over the slots of one PS site (so no slot exceeds the cap and each gets a
+    worker), the chunks trained filled slot by slot. When a slot's floor(k y) cannot hold them (k not an
+    integer), the workers and transfers are redone exactly for those slots and PS sites (`fixed_ps_plan`)."""
+    R = job.n_sites
+    val = np.rint(sol).astype(np.int64)
+    sl, psa, rows = [], [], []
+    trained_of: list[np.ndarray] = []
+    fits = True
+    for g, slots_g in enumerate(members):
+        taken = 0
+        mine_rows: list[np.ndarray] = []
+        for p in range(R):
+            u = int(val[U[g, p]]) if (g, p) in U else 0
+            if u <= 0:
+                continue
+            mine = slots_g[taken:taken + u]
+            taken += u
+            N = np.zeros((u, R), dtype=np.int64)
+            pointer = 0
+            for r in range(R):
+                if (g, p, r) in Y and val[Y[g, p, r]] > 0:
+                    N[:, r] = _spread(int(val[Y[g, p, r]]), u, pointer)
+                    pointer = (pointer + int(val[Y[g, p, r]])) % u
+            sl.extend(mine.tolist())
+            psa.extend([p] * u)
+            mine_rows.append(N)
+        if taken == 0:
+            continue
+        Ng = np.concatenate(mine_rows, axis=0)
+        rows.append(Ng)
+        room = job.trainable(Ng)  # [slots of g, R]
+        left = np.array([int(val[n[g, r]]) for r in range(R)], dtype=np.int64)
+        cum = np.cumsum(room, axis=0)
+        if np.any(cum[-1] < left):
+            fits = False
+        take = np.minimum(room, np.maximum(0, left[None, :] - (cum - room)))
+        trained_of.append(take)
+    if not sl:
+        return None
+    order = np.argsort(sl, kind="stable")
+    sl_a = np.asarray(sl, dtype=np.int64)[order]
+    ps_a = np.asarray(psa, dtype=np.int64)[order]
+    if not fits:
+        return fixed_ps_plan(job, sl_a.tolist(), ps_a.tolist(), w)
+    N_all = np.concatenate(rows, axis=0)[order]
+    n_all = np.concatenate(trained_of, axis=0)[order]
+    X = np.zeros((R, R), dtype=np.int64)
+    for (r, r2), i in x.items():
+        X[r, r2] = val[i]
+    return _assemble(job, sl_a, ps_a, X, N_all, n_all)
+
+
+def exact_grouped(job: SingleJob, w: np.ndarray | None = None, P: np.ndarray | None = None, *,
+                  time_limit: float = 60.0, upper: float = math.inf) -> Grouped:
+    """The job's cheapest plan by one MILP per completion over groups of equal slots.
+
+    `exact`'s model names each slot's workers, so the slots of equal caps and prices (every slot of a job
+    alone at zero prices) are interchangeable and its search explores each plan once per ordering; at 50
+    sites it proves no job in 400 s. Here, for a completion c, the slots 0 .. c with equal (caps, prices)
+    form one group of s slots, and the model counts: U_{g,p} slots of the group with the PS at p (sum_p <= s),
+    Y_{g,p,r'} <= cap_{p,r'} U_{g,p} workers at r' summed over them (U <= sum_r' Y: each has a worker),
+    n_{g,r'} chunks trained with E n <= rho sum_p Y (2b, summed over the slots), and the transfer totals x.
+    A count solution splits back into slots (round robin, `_grouped_plan`), and with k = rho / E an integer
+    floor(k y) = k y, so the model is exact; otherwise the summed (2b) relaxes floor(k y_t) per slot and the
+    model is a lower bound, its plan redone for its slots and PS sites (`fixed_ps_plan`).
+
+    The completions are tried in order; the latency f(c) plus the model is the cheapest plan ending by c
+    (a cheaper one ending earlier is found at its own c). Prices are >= 0, so every cost is, and once f(c)
+    reaches the best plan (or ``upper``) no later completion can beat it: the bound is the least of
+    f(c) + each model's dual bound and that f(c). Each completion gets an equal share of the time left over
+    the completions whose latency is below ``upper`` (one more when it is infinite); one stopped by its share
+    adds f(c) + its dual bound and the search goes on. ``optimal`` when the best plan meets the bound (1e-9
+    relative); the time limit bounds the whole call."""
+    import time
+
+    R, L = job.n_sites, job.slots
+    w = np.zeros((L, R)) if w is None else np.asarray(w, float)
+    P = np.zeros((L, R)) if P is None else np.asarray(P, float)
+    if np.any(w < 0) or np.any(P < 0):
+        raise ValueError("exact_grouped: prices w and P must be >= 0")
+    stop = time.monotonic() + max(0.0, time_limit)
+    best_plan, best = None, math.inf
+    bound = math.inf
+    solved = 0
+    for end in range(L):
+        f = float(job.latency[end])
+        cap = min(best, upper)
+        left = stop - time.monotonic()
+        if f >= cap or left <= 0:
+            bound = min(bound, f)  # this completion and every later one: at least its latency
+            break
+        ahead = int(np.count_nonzero(job.latency[end:] < cap)) if math.isfinite(cap) else 2
+        h, members, U, Y, n, x = _grouped_model(job, w, P, end, left / max(1, ahead))
+        info = h.getInfo()
+        status = h.modelStatusToString(h.getModelStatus())
+        if status == "Infeasible":
+            solved += 1
+            continue
+        dual = float(info.mip_dual_bound) if math.isfinite(info.mip_dual_bound) else 0.0
+        bound = min(bound, f + max(0.0, dual))
+        if info.primal_solution_status == 2:
+            plan = _grouped_plan(job, w, members, U, Y, n, x, np.array(h.getSolution().col_value))
+            if plan is not None:
+                cost = priced_cost(job, plan, w, P)
+                if cost < best:
+                    best_plan, best = plan, cost
+        solved += status == "Optimal"
+    bound = min(bound, best)
+    optimal = best_plan is not None and best <= bound + 1e-9 * max(1.0, abs(best))
+    return Grouped(best_plan, best, bound, optimal, solved)

@@ -223,6 +223,14 @@ def test_plans_of_a_real_job_pass_the_validator_and_cost_what_they_say(seed: int
     assert sum(job_parts(inst, sched.jobs[0]).values()) == pytest.approx(cost)
     exact = sj.exact(job, time_limit=PROOF_CLOCK)
     assert exact.optimal and exact.value <= cost + 1e-9
+    grouped = sj.exact_grouped(job, time_limit=PROOF_CLOCK)
+    sched = Schedule(jobs=[JobSchedule(job=0, slots=sj.plan_entries(job, grouped.plan))])
+    assert validate(inst, sched) == []
+    assert sum(job_parts(inst, sched.jobs[0]).values()) == pytest.approx(grouped.value)
+    if float(job.k).is_integer():
+        assert grouped.optimal and grouped.value == pytest.approx(exact.value, rel=1e-9)
+    else:
+        assert grouped.bound <= exact.value + 1e-9 <= grouped.value + 2e-9
 
 
 def test_other_jobs_usage_lowers_the_caps() -> None:
@@ -329,3 +337,48 @@ def test_pruning_the_windows_that_cannot_train_every_chunk_keeps_the_same_plans(
         most = job.trainable(job.cap_matrix()).sum(axis=2).max(axis=1)
         pruned_some |= bool(most[0] < job.total_chunks)
     assert pruned_some
+
+
+def _check_plan(job: sj.SingleJob, plan: sj.Plan) -> None:
+    """The plan keeps the single-job rules on its own: one PS per slot where it fits, at most the caps of
+    workers, a worker in every slot, floor(k y) chunks trained per slot and site (2b), every chunk moved once
+    from its origin to where it is trained."""
+    cm = job.cap_matrix()
+    seen = set()
+    room = {}
+    for t, p, ys in plan.slots:
+        s = t - job.arrival
+        assert 0 <= s < job.slots and t not in seen and job.cap_ps[s, p] >= 0
+        seen.add(t)
+        assert sum(y for _, y in ys) >= 1
+        for r, y in ys:
+            assert 0 < y <= cm[s, p, r]
+            room[t, r] = int(job.trainable(y))
+    trained = np.zeros(job.n_sites, dtype=np.int64)
+    for t, r, c in plan.trained:
+        assert 0 < c <= room.get((t, r), 0)
+        trained[r] += c
+    moved = np.zeros((job.n_sites, job.n_sites), dtype=np.int64)
+    for r, r2, c in plan.moves:
+        moved[r, r2] += c
+    assert np.array_equal(moved.sum(axis=1), job.chunks) and np.array_equal(moved.sum(axis=0), trained)
+
+
+def test_the_grouped_model_equals_brute_force_where_k_is_an_integer_and_bounds_it_otherwise() -> None:
+    """`exact_grouped` counts the slots of equal caps and prices instead of naming them: exact when k = rho / E
+    is an integer (its plan costs the brute-force optimum and is proven), a lower bound with a feasible plan
+    otherwise; never a plan below the optimum or a bound above it."""
+    exact_k = proven = 0
+    for _, job, w, P, truth in solved_cases(80, seed=5):
+        got = sj.exact_grouped(job, w, P, time_limit=PROOF_CLOCK)
+        assert got.bound <= truth + 1e-9 * max(1.0, truth)
+        assert got.plan is not None
+        assert sj.priced_cost(job, got.plan, w, P) == pytest.approx(got.value, rel=1e-12, abs=1e-9)
+        assert got.value >= truth - 1e-9 * max(1.0, truth)
+        _check_plan(job, got.plan)
+        if float(job.k).is_integer():
+            exact_k += 1
+            assert got.optimal
+            assert got.value == pytest.approx(truth, rel=1e-9, abs=1e-9)
+        proven += got.optimal
+    assert exact_k >= 15 and proven >= exact_k
