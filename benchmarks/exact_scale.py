@@ -203,6 +203,9 @@ def main() -> None:
     ap.add_argument("--original", action="store_true", help="build the models without the issue-19 cuts")
     ap.add_argument("--paired", action="store_true",
                     help="run the original and the strengthened model back to back on every rung")
+    ap.add_argument("--formulations", default="",
+                    help="FORM,...: run the models that take formulation= once per formulation, back to back "
+                         "(okita's milp: completion,slots)")
     ap.add_argument("--fixing", action="store_true",
                     help="run the models that take fix= without and with reduced-cost fixing, back to back")
     ap.add_argument("--after-failure", type=int, default=0, help="rungs climbed past a model's first failure")
@@ -225,7 +228,14 @@ def main() -> None:
             path.write_text(json.dumps(out, indent=2) + "\n")
         print("wrote", path)
         return
-    if args.fixing:
+    if args.formulations:
+        from formulations.okita.milp import FORMULATIONS
+
+        for f in args.formulations.split(","):
+            if f not in FORMULATIONS:
+                ap.error(f"--formulations: {f!r} is not one of {', '.join(FORMULATIONS)}")
+        variants = {f"formulation={f}": {"formulation": f} for f in args.formulations.split(",")}
+    elif args.fixing:
         variants = {"unfixed": {"fix": False}, "fixed": {"fix": True}}
     elif args.paired:
         variants = {"original": {"strengthen": False}, "strengthened": {"strengthen": True}}

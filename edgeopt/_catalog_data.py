@@ -5,7 +5,7 @@ tests/test_cli_catalog.py fails when it differs from what the registry reports.
 
 FAMILIES = ('edgecloud', 'hetero', 'tapfinger', 'preemptive', 'okita')
 
-SOURCES_SHA256 = '9f563ff6a7602a61182dcaf8828b94b618b84571d6cfb900ef07db4f29f8acc9'
+SOURCES_SHA256 = '19b217bc7396717a8d1d78bd4ba16d4c262b5d0ac6d20435364f8b19993e9871'
 
 GUARDS = [{'algorithms': ['online', 'online_bc', 'vanilla_marl'],
   'family': 'tapfinger',

@@ -257,5 +257,26 @@ def group_entries(entries: dict[int, list[SlotEntry]]) -> list[JobSchedule]:
     return [JobSchedule(job=j, slots=sorted(es, key=lambda e: e.slot)) for j, es in sorted(entries.items())]
 
 
+def split_transfers(totals: np.ndarray, trained: dict[int, np.ndarray]) -> dict[int, np.ndarray]:
+    """Per-slot transfers g [R, R] (from, to) from the totals G [R, R] and the chunks trained per slot
+    ``trained`` {t: [R]}: at each destination, the slots take the origins' chunks in turn. Possible
+    whenever every column of G sums to that destination's trained chunks over the slots."""
+    left = totals.copy()
+    out = {}
+    for t in sorted(trained):
+        g = np.zeros_like(left)
+        for r2 in np.flatnonzero(trained[t]):
+            need = int(trained[t][r2])
+            for r in np.flatnonzero(left[:, r2]):
+                take = min(need, int(left[r, r2]))
+                g[r, r2] += take
+                left[r, r2] -= take
+                need -= take
+                if not need:
+                    break
+        out[t] = g
+    return out
+
+
 __all__ = ["JobSchedule", "Schedule", "SlotEntry", "entry", "group_entries", "job_parts",
-           "objective", "objective_parts", "usage_per_slot", "validate"]
+           "objective", "objective_parts", "split_transfers", "usage_per_slot", "validate"]

@@ -3,7 +3,9 @@
 ``METHODS`` maps a method name to ``solve(instance, *, time_limit=60.0, **options) -> Result``; the
 time limit covers building and solving (a `Deadline` is started on entry):
 
-* ``milp``: Pyomo + HiGHS, y * s linearised exactly, one binary per completion slot (``milp.py``);
+* ``milp``: Pyomo + HiGHS; by default each job's plan is indexed by its completion slot
+  (``milp_completion.py``); ``formulation="slots"`` builds the model by slot, y * s linearised exactly, one
+  binary per completion slot (``milp.py``), the reference the other is tested against;
 * ``cpsat``: an independent OR-Tools CP-SAT model: element constraints for the completion slot and
   the latency table, enforced exchange-cost rows instead of products (``cpsat.py``).
 

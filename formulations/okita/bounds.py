@@ -41,3 +41,16 @@ def latency_bound(instance: Instance) -> float:
             return math.inf  # some job can never run: no schedule of all jobs exists
         total += float(job.cost(math.ceil(W / A)))
     return total
+
+
+def worker_bounds(instance: Instance) -> np.ndarray:
+    """Y [I, R]: most useful workers of job i at site r in one slot."""
+    C = instance.capacity
+    out = np.zeros((len(instance.jobs), len(instance.sites)), dtype=np.int64)
+    for i, job in enumerate(instance.jobs):
+        m = np.asarray(job.worker_demand)
+        pos = m > 0
+        fit = np.floor(C[:, pos] / m[pos] + 1e-9).min(axis=1)
+        need = math.ceil(job.total_chunks / job.chunks_per_worker - 1e-9)
+        out[i] = np.minimum(fit, need)
+    return out

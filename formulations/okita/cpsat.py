@@ -33,10 +33,11 @@ import numpy as np
 
 from edgeopt.core import BuildTimeLimit, Deadline, ModelSize, Result, Status
 from edgeopt.okita.instance import Instance
-from edgeopt.okita.schedule import Schedule, entry, group_entries, objective_parts
+from edgeopt.okita.schedule import Schedule, entry, group_entries, objective_parts, split_transfers
 from formulations.common import CPSAT_MAX_INT, cpsat_overflow, finish
 from formulations.common import solve_cpsat as run_cpsat
-from formulations.okita.milp import no_schedule_result, worker_bounds
+from formulations.okita.bounds import worker_bounds
+from formulations.okita.milp import no_schedule_result
 from formulations.okita.units import SCALE, UNIT, rounded, scaled_int
 from formulations.strengthen import add_cpsat_floor, certified_floor, floor_in_model_units
 
@@ -310,27 +311,6 @@ def _add_capacity(md: Any, instance: Instance, use: dict, taken: dict[tuple[int,
         if terms:
             cap = scaled_int(float(C[r, k]), f"sites.{r}.capacity") - taken.get((r, k, t), 0)
             md.add(sum(coef * v for coef, v in terms if coef) <= cap)
-
-
-def split_transfers(totals: np.ndarray, trained: dict[int, np.ndarray]) -> dict[int, np.ndarray]:
-    """Per-slot transfers g [R, R] (from, to) from the totals G [R, R] and the chunks trained per slot
-    ``trained`` {t: [R]}: at each destination, the slots take the origins' chunks in turn. Possible
-    whenever every column of G sums to that destination's trained chunks over the slots."""
-    left = totals.copy()
-    out = {}
-    for t in sorted(trained):
-        g = np.zeros_like(left)
-        for r2 in np.flatnonzero(trained[t]):
-            need = int(trained[t][r2])
-            for r in np.flatnonzero(left[:, r2]):
-                take = min(need, int(left[r, r2]))
-                g[r, r2] += take
-                left[r, r2] -= take
-                need -= take
-                if not need:
-                    break
-        out[t] = g
-    return out
 
 
 def extract_cpsat(solver: Any, V: dict[str, Any], instance: Instance) -> Schedule:

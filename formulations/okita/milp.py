@@ -38,27 +38,22 @@ from typing import Any
 import numpy as np
 import pyomo.core as pyo
 
-from edgeopt.core import BuildTimeLimit, Deadline, ModelSize, Result, Status
+from edgeopt.core import BuildTimeLimit, Deadline, InputError, ModelSize, Result, Status
 from edgeopt.core.family import instance_sha256
 from edgeopt.okita.instance import Instance
 from edgeopt.okita.schedule import Schedule, entry, group_entries
 from formulations.common import REL_GAP, finish, solve_pyomo
-
-
-def worker_bounds(instance: Instance) -> np.ndarray:
-    """Y [I, R]: most useful workers of job i at site r in one slot."""
-    C = instance.capacity
-    out = np.zeros((len(instance.jobs), len(instance.sites)), dtype=np.int64)
-    for i, job in enumerate(instance.jobs):
-        m = np.asarray(job.worker_demand)
-        pos = m > 0
-        fit = np.floor(C[:, pos] / m[pos] + 1e-9).min(axis=1)
-        need = math.ceil(job.total_chunks / job.chunks_per_worker - 1e-9)
-        out[i] = np.minimum(fit, need)
-    return out
+from formulations.okita import milp_completion as by_completion
+from formulations.okita.bounds import worker_bounds
 
 
 def model_size(instance: Instance) -> ModelSize:
+    """The size the guard judges for ``solve_milp``: the larger of its two models (by completion, the default,
+    and by slot), so neither is built above the budget whichever ``formulation`` is asked for."""
+    return max(slots_model_size(instance), by_completion.model_size(instance), key=lambda s: s.nonzeros)
+
+
+def slots_model_size(instance: Instance) -> ModelSize:
     """Variables, rows and nonzeros of `build_milp`, estimated before building."""
     R, K, T = len(instance.sites), len(instance.resources), instance.horizon
     slots = sum(T - j.arrival for j in instance.jobs)
@@ -199,9 +194,19 @@ def no_schedule_result(instance: Instance, algorithm: str, status: Status, *, re
                   runtime_s=runtime_s, schedule=None, instance_sha256=instance_sha256(instance), extra=extra)
 
 
+#: ``solve_milp``'s models: indexed by completion (`milp_completion`, the default) or by slot (`build_milp`).
+FORMULATIONS = ("completion", "slots")
+
+
 def solve_milp(instance: Instance, *, time_limit: float = 60.0, threads: int = 1, rel_gap: float | None = None,
-               tee: bool = False, strengthen: bool = True, hint: Any = None) -> Result:
+               tee: bool = False, strengthen: bool = True, hint: Any = None,
+               formulation: str = "completion") -> Result:
     """Solve program (2) exactly with HiGHS; ``time_limit`` covers building and solving.
+
+    ``formulation``: ``completion`` (default) builds `milp_completion.build_milp_completion`, each job's plan
+    per completion slot, whose LP does not mix a late completion's open slots into an early one (the 8- and
+    10-job rungs of the `small` ladder proven 5 and 2 times faster, docs/families/okita.md); ``slots`` builds
+    `build_milp`, the model by slot, kept as the reference the other is tested against.
 
     ``strengthen``: accepted for a uniform interface; this model adds no rows (the objective floor of
     `formulations.strengthen`, tried here, slowed HiGHS down: benchmarks/exact_scale.py).
@@ -209,10 +214,14 @@ def solve_milp(instance: Instance, *, time_limit: float = 60.0, threads: int = 1
     """
     from edgeopt.okita import FAMILY
 
+    if formulation not in FORMULATIONS:
+        raise InputError("formulation", f"{formulation!r} is not one of {', '.join(FORMULATIONS)}")
+    completion = formulation == "completion"
     deadline = Deadline(time_limit)
     t0 = time.perf_counter()
     try:
-        model = build_milp(instance, deadline=deadline)
+        model = (by_completion.build_milp_completion(instance, deadline=deadline) if completion
+                 else build_milp(instance, deadline=deadline))
     except BuildTimeLimit as exc:
         return no_schedule_result(instance, "milp", Status.TIME_LIMIT, reason=str(exc), bound=None,
                                   runtime_s=deadline.elapsed())
@@ -220,12 +229,18 @@ def solve_milp(instance: Instance, *, time_limit: float = 60.0, threads: int = 1
     if hint is not None:
         from formulations.okita.start import start_milp
 
-        start = start_milp(model, FAMILY.parse_schedule(hint))
+        parsed = FAMILY.parse_schedule(hint)
+        start = by_completion.start_milp_completion(model, parsed) if completion else start_milp(model, parsed)
     build_s = time.perf_counter() - t0
-    outcome = solve_pyomo(model, time_limit=deadline.remaining(), rel_gap=REL_GAP if rel_gap is None else rel_gap,
-                          threads=threads, tee=tee, start=start)
-    extra: dict[str, Any] = {"program": "2", "n_vars": model.nvariables(), "n_constraints": model.nconstraints(),
-                             "solve_s": round(outcome.runtime_s, 6), "strengthen": strengthen}
+    try:  # the deadline covers the translation to HiGHS too (the completion model's is seconds at 16 jobs)
+        outcome = solve_pyomo(model, time_limit=deadline.remaining(), rel_gap=REL_GAP if rel_gap is None else rel_gap,
+                              threads=threads, tee=tee, start=start, deadline=deadline)
+    except BuildTimeLimit as exc:
+        return no_schedule_result(instance, "milp", Status.TIME_LIMIT, reason=str(exc), bound=None,
+                                  runtime_s=deadline.elapsed())
+    extra: dict[str, Any] = {"program": "2", "formulation": formulation, "n_vars": model.nvariables(),
+                             "n_constraints": model.nconstraints(), "solve_s": round(outcome.runtime_s, 6),
+                             "strengthen": strengthen}
     if hint is not None:
         extra["mip_start_values"] = outcome.start_values
     if outcome.status == Status.INFEASIBLE:
@@ -236,7 +251,7 @@ def solve_milp(instance: Instance, *, time_limit: float = 60.0, threads: int = 1
         return no_schedule_result(instance, "milp", Status.TIME_LIMIT, bound=outcome.bound,
                                   reason="time limit without an incumbent", runtime_s=outcome.runtime_s + build_s,
                                   extra=extra)
-    schedule = extract_milp(model, instance)
+    schedule = by_completion.extract_milp_completion(model, instance) if completion else extract_milp(model, instance)
     res = finish(FAMILY, instance, "milp", outcome, schedule, extra=extra, build_s=build_s)
     from edgeopt.okita.schedule import objective_parts
 

@@ -16,12 +16,16 @@ the sites' capacities (a bound's pricing problem, prices > 0) or what the other 
 large-neighbourhood move, prices 0). A chunk can be trained in any slot, so only the totals x matter
 for the transfer cost (as in `cpsat._add_total_transfers`).
 
-Three solvers share the data (`SingleJob`):
+Four solvers share the data (`SingleJob`):
 
 * `exact` -- a MILP solved by HiGHS (highspy): the workers disaggregated by PS site, y_{t,p,r'} <=
   cap u_{t,p}, so the exchange cost is linear and needs no big-M row (the relaxation of CP-SAT's
   epigraph rows is what makes one job hard for it). Exact (tested against brute force); sized for
   small sites x slots, a time limit otherwise.
+* `exact_grouped` -- the same problem with the slots of equal caps and prices counted instead of named (one
+  MILP per completion): exact when k = rho / E is an integer, a lower bound with a feasible plan otherwise.
+  It removes `exact`'s symmetry between equal slots; at 50 sites it still proves no job in 60 s (what is
+  left is the workers' integrality, docs/families/okita.md).
 * `lagrangian` -- a lower bound that needs no solver: relax "chunks trained at r' <= sum_t k y_{r',t}"
   with multipliers v_{r'} >= 0 (one per site; any v is valid). The rest splits into the transfers,
   sum_r D_r min_{r'} (delta q^{r r'} + v_{r'}), and one problem per slot, min over PS sites p of

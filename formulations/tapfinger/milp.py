@@ -176,7 +176,11 @@ def solve_milp(instance: Instance, *, time_limit: float = 60.0, threads: int = 1
         out = SolverOutcome(Status.TIME_LIMIT, None, None, 0.0, str(exc), False)
         return finish(FAMILY, instance, "milp", out, None, build_s=time.perf_counter() - t0)
     build_s = time.perf_counter() - t0
-    out = solve_pyomo(model, time_limit=deadline.remaining(), threads=threads)
+    try:  # the deadline covers the translation to HiGHS too
+        out = solve_pyomo(model, time_limit=deadline.remaining(), threads=threads, deadline=deadline)
+    except BuildTimeLimit as exc:
+        out = SolverOutcome(Status.TIME_LIMIT, None, None, 0.0, str(exc), False)
+        return finish(FAMILY, instance, "milp", out, None, build_s=time.perf_counter() - t0)
     sched = extract(instance, model) if out.has_solution else None
     extra: dict[str, Any] = {"variables": len(model.keys), "strengthen": strengthen}
     if fix:

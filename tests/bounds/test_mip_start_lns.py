@@ -20,7 +20,7 @@ from edgeopt import api
 from edgeopt.core import Deadline, InputError, Result, Status
 from edgeopt.core.lns import Neighbourhood, SubSolve, search
 from formulations.common import complete_hints, solve_pyomo
-from tests.reliability_helpers import PROOF_CLOCK, assert_lns_result, cli
+from tests.reliability_helpers import PROOF_CLOCK, PROOF_WORK, assert_lns_result, cli
 
 
 def _warm(family: str, seed: int, algorithm: str):
@@ -172,6 +172,30 @@ def test_okita_highs_takes_the_mip_start() -> None:
     res = api.solve(inst, method="milp", time_limit=20, warm_start="fifo")
     assert not api.validate(inst, res) and res.objective <= ws.objective + 1e-9
     assert res.extra.get("mip_start_values") or res.extra["warm_start"]["kept"] is False
+
+
+def test_okita_start_of_the_model_by_completion_is_the_schedule() -> None:
+    """`start_milp_completion` encodes a schedule as a solution of the completion model that keeps every row
+    and costs the schedule's objective (HiGHS may find a better solution before it reads the start there, so
+    the start is checked on the model itself), and `solve_milp` from it returns no worse."""
+    import pyomo.core as pyo
+
+    from formulations.okita.milp_completion import build_milp_completion, start_milp_completion
+
+    inst, ws, sched = _warm("okita", 1, "fifo")
+    model = build_milp_completion(inst)
+    start = start_milp_completion(model, sched)
+    for var in model.component_data_objects(pyo.Var):
+        var.set_value(start.get(var, 0.0), skip_validation=True)
+    for row in model.component_data_objects(pyo.Constraint, active=True):
+        body = pyo.value(row.body)
+        assert row.lower is None or body >= pyo.value(row.lower) - 1e-9, row.name
+        assert row.upper is None or body <= pyo.value(row.upper) + 1e-9, row.name
+    assert pyo.value(model.obj) == pytest.approx(ws.objective, rel=1e-9)
+    res = api.solve(inst, method="milp", time_limit=PROOF_CLOCK, hint=sched.model_dump(mode="json"),
+                    work_limit=PROOF_WORK)
+    assert res.status == Status.OPTIMAL and not api.validate(inst, res) and res.objective <= ws.objective + 1e-9
+    assert res.extra["mip_start_values"] > 0
 
 
 def test_preemptive_highs_takes_the_mip_start() -> None:

@@ -40,6 +40,37 @@ def test_milp_and_cpsat_agree_on_12_small_instances(optima):
         assert a == pytest.approx(b, rel=1e-6, abs=1e-6), (seed, a, b)
 
 
+def test_the_milp_by_completion_and_by_slot_agree(optima):
+    """`solve_milp`'s default model (indexed by completion, `milp_completion.py`) and the model by slot it
+    replaced prove the same optimum on every instance of the agreement set, and on two of 4 jobs and 3 sites
+    where jobs compete for the sites."""
+    cases = [(inst, res["milp"]) for inst, res in optima.values()]
+    for seed in (1, 2):
+        inst = generate("small", seed=seed, jobs=4, servers=3, horizon=12)
+        cases.append((inst, prove(METHODS["milp"], inst)))
+    for inst, by_completion in cases:
+        assert by_completion.extra["formulation"] == "completion"
+        by_slot = prove(METHODS["milp"], inst, formulation="slots")
+        for r in (by_completion, by_slot):
+            assert r.status == Status.OPTIMAL and not FAMILY.check_result(inst, r)
+        assert by_completion.objective == pytest.approx(by_slot.objective, rel=1e-6, abs=1e-6)
+
+
+def test_the_completion_model_is_counted_before_it_is_built_and_a_wrong_formulation_is_refused():
+    from edgeopt.core import InputError
+    from formulations.okita.milp_completion import build_milp_completion, model_size
+
+    for seed, jobs in ((0, 2), (1, 5)):
+        inst = generate("small", seed=seed, jobs=jobs, servers=3, horizon=10)
+        size, model = model_size(inst), build_milp_completion(inst)
+        assert size.variables == model.nvariables()
+        assert size.constraints >= model.nconstraints()
+        assert SIZES["milp"](inst).nonzeros >= size.nonzeros  # the guard judges the larger of the two models
+    with pytest.raises(InputError) as err:
+        METHODS["milp"](inst, time_limit=5, formulation="by-slot")
+    assert err.value.field == "formulation"
+
+
 def test_every_algorithm_is_at_least_the_optimum(optima):
     for seed, (inst, res) in optima.items():
         opt = res["milp"].objective
