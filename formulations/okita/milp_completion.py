@@ -85,7 +85,7 @@ def model_size(instance: Instance) -> ModelSize:
                    + slots * W * (1 + P) + O * (R + 1) + O * R + slots * W + slots * P * W + 1)
         nc += 1
         nz += max(1, len(js["ends"]))
-    nv += 1  # no_plan
+    nv += not all(js["ends"] for js in sets["jobs"])  # no_plan
     nc += R * K * instance.horizon
     return ModelSize(nv, nc, nz, note="the y variables grow as jobs x completions x slots x sites^2")
 
@@ -128,7 +128,8 @@ def build_milp_completion(instance: Instance, *, relax: bool = False, deadline: 
     workers_of = {i: js["workers"] for i, js in enumerate(sets["jobs"])}
     # a job without a completion (too few worker-slots by the horizon, or no site holds its PS) has no plan:
     # its row reads 0 = 1 through a variable fixed at 0, which HiGHS proves infeasible
-    m.no_plan = pyo.Var(bounds=(0, 0))
+    if not all(ends.values()):
+        m.no_plan = pyo.Var(bounds=(0, 0))
     m.c2e_one_completion = pyo.Constraint(
         range(len(jobs)), rule=lambda _m, i: (sum(_m.z[i, c] for c in ends[i]) if ends[i] else _m.no_plan) == 1,
         doc="(2e): one completion slot per job")
