@@ -215,7 +215,7 @@ def best_schedule(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
     return {"algorithm": r["algorithm"], "kind": r["kind"], "objective": r["objective"]}
 
 
-def run_lns(inst: Any, start: str, time_limit: float, bound: float) -> dict[str, Any]:
+def run_lns(inst: Any, start: str, time_limit: float, bound: float, keep_schedule: bool = False) -> dict[str, Any]:
     """`api.solve` (``LNS_METHOD``, ``lns=True``) started from the registered algorithm ``start`` (the best
     one: what ``warm_start="best"`` would pick, without running every algorithm again inside the limit);
     its schedule validated; CPU seconds of the whole call."""
@@ -241,6 +241,8 @@ def run_lns(inst: Any, start: str, time_limit: float, bound: float) -> dict[str,
     out["bound"] = res.bound  # the search's own certified bound (a quarter of its time), for the record
     if res.objective is not None and bound > 0:
         out["ratio_to_bound"] = res.objective / bound
+    if keep_schedule and out["valid"]:
+        out["schedule"] = res.schedule  # the caller's to use (e.g. as an exact model's hint), not to write out
     return out
 
 

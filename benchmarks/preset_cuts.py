@@ -71,18 +71,24 @@ def parse_row(text: str) -> tuple[str, str, dict[str, str], list[tuple[int, int,
     return family, preset, opts, out
 
 
-def exact(inst: Any, family: str, time_limit: float, method: str | None = None) -> dict[str, Any]:
+def exact(inst: Any, family: str, time_limit: float, method: str | None = None, hint: Any = None,
+          max_model_size: int | None = None) -> dict[str, Any]:
     method = method or EXACT[family]
-    out: dict[str, Any] = {"method": method, "time_limit_s": time_limit}
+    out: dict[str, Any] = {"method": method, "time_limit_s": time_limit, "hinted": hint is not None}
+    if max_model_size is not None:
+        out["max_model_size"] = max_model_size
     t0 = cpu_seconds()
     try:
-        res = api.solve(inst, method=method, time_limit=time_limit)
+        kw = {"hint": hint} if hint is not None else {}
+        res = api.solve(inst, method=method, time_limit=time_limit, max_model_size=max_model_size, **kw)
     except (InputError, ModelError) as exc:
         out.update(error=str(exc).splitlines()[0][:400], cpu_s=round(cpu_seconds() - t0, 3))
         return out
     out.update(status=res.status.value, objective=res.objective, bound=res.bound, cpu_s=round(cpu_seconds() - t0, 3),
                valid=res.objective is not None and not api.validate(inst, res))
     out["proven"] = res.status.value == "optimal" and out["valid"]
+    if isinstance(res.extra, dict) and isinstance(res.extra.get("windows"), dict):
+        out["windows"] = res.extra["windows"]
     fixing = res.extra.get("fixing") if isinstance(res.extra, dict) else None
     if isinstance(fixing, dict) and "fixed_share" in fixing:
         out["fixed_share"] = fixing["fixed_share"]
@@ -100,12 +106,18 @@ def measure(family: str, preset: str, options: dict[str, str], jobs: int, server
     if best is not None:
         row["gap_best"] = (best["objective"] - bound) / best["objective"]
         if args.lns_time > 0:
-            row["lns"] = lns = cf.run_lns(inst, best["algorithm"], args.lns_time, bound)
+            row["lns"] = lns = cf.run_lns(inst, best["algorithm"], args.lns_time, bound, keep_schedule=args.exact_hint and args.exact_time > 0)
             if lns.get("valid") and lns.get("objective") is not None:
                 row["gap_lns"] = (lns["objective"] - bound) / lns["objective"]
     opt = None
     if args.exact_time > 0:
-        row["exact"] = ex = exact(inst, family, args.exact_time, args.exact_method.get(family))
+        hint = None
+        if args.exact_hint:  # the LNS's schedule, else the best algorithm's (run again: its schedule is not kept)
+            hint = row.get("lns", {}).pop("schedule", None)
+            if hint is None and best is not None:
+                hint = api.run(best["algorithm"], inst).schedule
+        row["exact"] = ex = exact(inst, family, args.exact_time, args.exact_method.get(family), hint=hint,
+                                  max_model_size=args.exact_max_size)
         if ex.get("proven"):
             opt, row["optimum_from"] = ex["objective"], f"exact ({ex['method']})"
     found = [x["objective"] for x in (best, row.get("lns")) if x and x.get("objective") is not None
@@ -135,8 +147,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--exact-method", default="",
                     help="family=method,... : the exact model per family (default: EXACT; e.g. hetero=cpsat, whose "
                          "interval model stays small where the time-indexed milp's does not)")
+    ap.add_argument("--exact-hint", action="store_true",
+                    help="hand the exact model the LNS's schedule (else the best algorithm's) as its hint; okita's "
+                         "milp then builds only the completions a schedule as good can have")
+    ap.add_argument("--exact-max-size", type=int, default=None,
+                    help="the exact model's size budget in nonzeros (default: solve's); the guard judges the model "
+                         "before any hint narrows it")
     ap.add_argument("--suffix", default="")
     args = ap.parse_args(argv)
+    if args.exact_max_size is not None and not 1 <= args.exact_max_size <= 10**9:
+        ap.error("--exact-max-size: in [1, 1e9] nonzeros")
     for name in ("bound_method", "exact_method"):
         try:
             setattr(args, name, dict(x.split("=", 1) for x in getattr(args, name).split(",") if x))
@@ -149,6 +169,7 @@ def main(argv: list[str] | None = None) -> int:
     report: dict[str, Any] = {"regime": "the paper presets' generators at fewer jobs and servers, jobs per server kept",
                               "bound_time_s": args.bound_time, "lns_time_s": args.lns_time,
                               "exact_time_s": args.exact_time, "exact": {**EXACT, **args.exact_method},
+                              "exact_hint": args.exact_hint, "exact_max_size": args.exact_max_size,
                               "bound_method": args.bound_method, "lns_method": cf.LNS_METHOD,
                               "gap": "(best - bound) / best", "rows": []}
     path = result_path(args.out, f"preset_cuts{args.suffix}.json")

@@ -33,14 +33,19 @@ def worker_limits(instance: Instance) -> list[tuple[int, int]]:
     return out
 
 
+def latency_floors(instance: Instance) -> np.ndarray:
+    """Per job f_i(ceil(W_i / A_i)), a lower bound on job i's cost (latency + bandwidth) in every schedule
+    (inf for a job that can never run)."""
+    out = np.empty(len(instance.jobs))
+    for i, (job, (W, A)) in enumerate(zip(instance.jobs, worker_limits(instance), strict=True)):
+        out[i] = math.inf if A == 0 else float(job.cost(math.ceil(W / A)))
+    return out
+
+
 def latency_bound(instance: Instance) -> float:
     """sum_i f_i(ceil(W_i / A_i)): a lower bound on the optimum of program (2)."""
-    total = 0.0
-    for job, (W, A) in zip(instance.jobs, worker_limits(instance), strict=True):
-        if A == 0:
-            return math.inf  # some job can never run: no schedule of all jobs exists
-        total += float(job.cost(math.ceil(W / A)))
-    return total
+    floors = latency_floors(instance)
+    return math.inf if np.isinf(floors).any() else float(floors.sum())
 
 
 def worker_bounds(instance: Instance) -> np.ndarray:

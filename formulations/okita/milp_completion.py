@@ -48,31 +48,55 @@ import pyomo.core as pyo
 from edgeopt.core import Deadline, ModelSize
 from edgeopt.okita.instance import Instance
 from edgeopt.okita.schedule import Schedule, entry, group_entries, split_transfers
-from formulations.okita.bounds import worker_bounds
+from formulations.okita.bounds import latency_floors, worker_bounds
 
 
-def _sets(instance: Instance) -> dict[str, Any]:
-    """The index data shared by the size estimate and the builder: per job its completions, PS sites and
-    worker sites, its Y row and the worker-slots it needs."""
+def completion_windows(instance: Instance, upper: float) -> list[int]:
+    """Per job the last completion slot a schedule of total cost at most ``upper`` can give it: job i ending in
+    slot c pays at least f_i(c - a_i + 1), and every other job j at least its latency floor
+    (`bounds.latency_floors`), so c is kept only while f_i(c - a_i + 1) + sum_{j != i} floor_j <= upper
+    (plus float noise). Reduced-cost fixing with one bound per job, as preemptive's windows."""
+    floors = latency_floors(instance)
+    total = float(floors.sum())
+    slack = 1e-9 * max(1.0, abs(upper))
+    out = []
+    for i, job in enumerate(instance.jobs):
+        lat = instance.latency_table(i)
+        room = upper + slack - (total - floors[i])
+        keep = np.flatnonzero(lat[job.arrival:] <= room)
+        out.append(job.arrival + int(keep[-1]) if keep.size else job.arrival - 1)
+    return out
+
+
+def _sets(instance: Instance, upper: float | None = None) -> dict[str, Any]:
+    """The index data shared by the size estimate and the builder: per job its completions (those that can
+    hold its worker-slots, and with ``upper`` those of `completion_windows`), PS sites and worker sites, its
+    Y row and the worker-slots it needs."""
     R, T = len(instance.sites), instance.horizon
     C = instance.capacity
     Y = worker_bounds(instance)
+    last = completion_windows(instance, upper) if upper is not None else [T - 1] * len(instance.jobs)
     out = []
     for i, job in enumerate(instance.jobs):
         need = math.ceil(job.total_chunks / job.chunks_per_worker - 1e-9)
         per_slot = int(Y[i].sum())
         ps = [p for p in range(R) if np.all(np.asarray(job.ps_demand, float) <= C[p] + 1e-9)]
         workers = [r for r in range(R) if Y[i, r] > 0]
-        ends = [c for c in range(job.arrival, T) if (c - job.arrival + 1) * per_slot >= need] if ps else []
+        ends = [c for c in range(job.arrival, last[i] + 1) if (c - job.arrival + 1) * per_slot >= need] if ps else []
         out.append({"need": need, "ps": ps, "workers": workers, "ends": ends,
                     "origins": [r for r in range(R) if job.data_chunks[r] > 0]})
     return {"Y": Y, "jobs": out}
 
 
-def model_size(instance: Instance) -> ModelSize:
+def completion_count(instance: Instance, upper: float | None = None) -> int:
+    """The completions (z variables) `build_milp_completion` builds."""
+    return sum(len(js["ends"]) for js in _sets(instance, upper)["jobs"])
+
+
+def model_size(instance: Instance, upper: float | None = None) -> ModelSize:
     """Variables, rows and nonzeros of `build_milp_completion`, counted from its index sets before building."""
     R, K = len(instance.sites), len(instance.resources)
-    sets = _sets(instance)
+    sets = _sets(instance, upper)
     nv = nc = nz = 0
     for i, js in enumerate(sets["jobs"]):
         a = instance.jobs[i].arrival
@@ -90,12 +114,15 @@ def model_size(instance: Instance) -> ModelSize:
     return ModelSize(nv, nc, nz, note="the y variables grow as jobs x completions x slots x sites^2")
 
 
-def build_milp_completion(instance: Instance, *, relax: bool = False, deadline: Deadline | None = None) -> pyo.ConcreteModel:
-    """Build the completion-indexed MILP (never solves). ``relax`` gives its LP relaxation (a lower bound)."""
+def build_milp_completion(instance: Instance, *, relax: bool = False, deadline: Deadline | None = None,
+                          upper: float | None = None) -> pyo.ConcreteModel:
+    """Build the completion-indexed MILP (never solves). ``relax`` gives its LP relaxation (a lower bound).
+    ``upper``: the cost of a feasible schedule; only the completions of `completion_windows` are built, which
+    keeps every schedule of cost at most ``upper``, so the optimum."""
     R, K, T = len(instance.sites), len(instance.resources), instance.horizon
     C, q = instance.capacity, instance.q
     jobs = instance.jobs
-    sets = _sets(instance)
+    sets = _sets(instance, upper)
     Y = sets["Y"]
 
     def check() -> None:

@@ -122,3 +122,54 @@ def test_latency_bound_is_below_the_optimum_and_scales():
     big = generate("paper", seed=0)
     lb = latency_bound(big)
     assert 0 < lb <= api.run("online", big).objective
+
+
+def test_completion_windows_never_cut_off_the_optimum():
+    """`solve_milp`'s completion windows (``fix``) from a hint: the same proven optimum as the model with every
+    completion, on instances whose hint (an algorithm's schedule) is far above it or at it, and each job's
+    optimal completion lies inside its window."""
+    from formulations.okita.milp_completion import completion_windows
+
+    checked = pruned = 0
+    for seed in range(4):
+        inst = generate("small", seed=seed, jobs=3, servers=2, horizon=9)
+        full = prove(METHODS["milp"], inst, fix=False)
+        assert full.status == Status.OPTIMAL and "windows" not in full.extra
+        for algo in ("fifo", "drf"):
+            start = api.run(algo, inst)
+            if start.status != Status.FEASIBLE or FAMILY.check_result(inst, start):
+                continue
+            windowed = prove(METHODS["milp"], inst, hint=start.schedule)
+            assert windowed.extra["windows"]["upper_bound"] == pytest.approx(start.objective)
+            assert windowed.status == Status.OPTIMAL and not FAMILY.check_result(inst, windowed)
+            assert windowed.objective == pytest.approx(full.objective, rel=1e-6, abs=1e-6)
+            last = completion_windows(inst, start.objective)
+            for js in FAMILY.parse_schedule(full.schedule).jobs:
+                assert js.completion <= last[js.job]
+            checked += 1
+        # at the optimum itself the windows are the tightest and still keep it
+        tight = prove(METHODS["milp"], inst, hint=full.schedule)
+        assert tight.objective == pytest.approx(full.objective, rel=1e-6, abs=1e-6)
+        win = tight.extra["windows"]
+        assert win["completions"] <= win["completions_unwindowed"]
+        pruned += win["completions"] < win["completions_unwindowed"]
+    assert checked >= 4 and pruned >= 2  # the windows cut something, and never the optimum
+
+
+def test_the_size_guard_waits_for_the_windows_of_the_algorithms_incumbent():
+    """Above the size budget unfixed, the model by completion takes its windows from the best of the fast
+    algorithms and is built and proven when the windowed model fits; without ``fix`` it is refused."""
+    from edgeopt.core import InputError
+    from formulations.okita.milp_completion import model_size
+
+    inst = api.generate("okita", "paper", seed=0, jobs=2, servers=1)
+    unfixed = SIZES["milp"](inst).nonzeros
+    budget = unfixed // 4
+    res = prove(api.solve, inst, method="milp", max_model_size=budget)
+    win = res.extra["windows"]
+    assert res.status == Status.OPTIMAL and not FAMILY.check_result(inst, res)
+    assert win["from"] in ("drf", "fifo", "online", "oasis_latency")
+    assert model_size(inst, win["upper_bound"]).nonzeros <= budget < unfixed
+    assert res.extra["model_size"]["guarded_after_fixing"]
+    with pytest.raises(InputError):
+        api.solve(inst, method="milp", max_model_size=budget, fix=False, time_limit=5)
