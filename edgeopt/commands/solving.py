@@ -79,7 +79,8 @@ def solve(
         "bound, every variable that cannot beat the incumbent is removed, and the bound meeting the incumbent "
         "is the proof. Default: the model's own (on for edgecloud milp/cpsat, hetero milp and, from 16 jobs or "
         "above the size budget, "
-        "preemptive milp/cpsat, whose windows per job come from the incumbent; off for tapfinger milp); "
+        "preemptive milp/cpsat, whose windows per job come from the incumbent; okita milp's completion windows, from "
+        "a hint or, above the size budget, the best fast algorithm; off for tapfinger milp); "
         "models without it refuse the option.")] = None,
     work_limit: WorkLimit = None,
     plugin: Plugins = None,
