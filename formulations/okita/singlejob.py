@@ -1138,7 +1138,7 @@ def _spread(total: int, slots: int, start: int) -> np.ndarray:
 
 
 def _grouped_plan(job: SingleJob, w: np.ndarray, members: list[np.ndarray], U: dict, Y: dict, n: dict, x: dict,
-                  sol: np.ndarray) -> Plan | None:
+                  sol: np.ndarray, time_limit: float = 5.0) -> Plan | None:
     """The aggregated solution as a plan: each group's slots handed to its PS sites in order, every site's
     workers spread round robin over the slots of one PS site (so no slot exceeds the cap and each gets a
     worker), the chunks trained filled slot by slot. When a slot's floor(k y) cannot hold them (k not an
@@ -1183,7 +1183,7 @@ def _grouped_plan(job: SingleJob, w: np.ndarray, members: list[np.ndarray], U: d
     sl_a = np.asarray(sl, dtype=np.int64)[order]
     ps_a = np.asarray(psa, dtype=np.int64)[order]
     if not fits:
-        return fixed_ps_plan(job, sl_a.tolist(), ps_a.tolist(), w)
+        return fixed_ps_plan(job, sl_a.tolist(), ps_a.tolist(), w, time_limit=time_limit)
     N_all = np.concatenate(rows, axis=0)[order]
     n_all = np.concatenate(trained_of, axis=0)[order]
     X = np.zeros((R, R), dtype=np.int64)
@@ -1241,7 +1241,8 @@ def exact_grouped(job: SingleJob, w: np.ndarray | None = None, P: np.ndarray | N
         dual = float(info.mip_dual_bound) if math.isfinite(info.mip_dual_bound) else 0.0
         bound = min(bound, f + max(0.0, dual))
         if info.primal_solution_status == 2:
-            plan = _grouped_plan(job, w, members, U, Y, n, x, np.array(h.getSolution().col_value))
+            plan = _grouped_plan(job, w, members, U, Y, n, x, np.array(h.getSolution().col_value),
+                                 time_limit=min(5.0, max(0.01, stop - time.monotonic())))
             if plan is not None:
                 cost = priced_cost(job, plan, w, P)
                 if cost < best:
