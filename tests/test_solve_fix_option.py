@@ -47,7 +47,8 @@ def test_without_the_switch_the_model_keeps_its_default(tapfinger_file, tmp_path
     assert code == 0 and "fix" not in res["extra"]  # tapfinger milp: off by default
 
 
-@pytest.mark.parametrize("family,flags", [("hetero", ["--method", "cpsat", "--fix"]), ("okita", ["--no-fix"]),
+@pytest.mark.parametrize("family,flags", [("hetero", ["--method", "cpsat", "--fix"]),
+                                          ("okita", ["--method", "cpsat", "--no-fix"]),
                                           ("hetero", ["--method", "cpsat", "--no-fix"])])
 def test_a_model_without_fixing_refuses_the_switch(family, flags, tmp_path, capsys):
     path, out = tmp_path / "inst.json", tmp_path / "res.json"
@@ -70,6 +71,24 @@ def test_preemptive_windows_follow_the_switch(tmp_path):
     assert default["status"] == plain["status"] == Status.OPTIMAL.value
     assert default["objective"] == plain["objective"]
     assert default["extra"]["windows"]["mean_window_slots"] < default["extra"]["windows"]["mean_window_slots_before"]
+    assert plain["extra"]["fix"] is False and "windows" not in plain["extra"]
+    for data in (default, plain):
+        assert not api.validate(inst, Result.from_dict(data))
+
+
+def test_okita_completion_windows_follow_the_switch(tmp_path):
+    """okita's milp cuts its completion windows from the warm start's schedule by default; ``--no-fix`` builds every
+    completion; both prove the same optimum, and both schedules validate."""
+    inst = api.generate("okita", "small", seed=1, jobs=3, servers=2, horizon=9)
+    path = tmp_path / "okita.json"
+    api.save(inst, path)
+    code_default, default = _solve(path, tmp_path / "default.json", "--warm-start", "drf")
+    code_plain, plain = _solve(path, tmp_path / "plain.json", "--warm-start", "drf", "--no-fix")
+    assert code_default == code_plain == 0
+    assert default["status"] == plain["status"] == Status.OPTIMAL.value
+    assert default["objective"] == pytest.approx(plain["objective"], rel=1e-9)
+    win = default["extra"]["windows"]
+    assert win["from"] == "hint" and win["completions"] <= win["completions_unwindowed"]
     assert plain["extra"]["fix"] is False and "windows" not in plain["extra"]
     for data in (default, plain):
         assert not api.validate(inst, Result.from_dict(data))

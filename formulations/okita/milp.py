@@ -273,7 +273,7 @@ def solve_milp(instance: Instance, *, time_limit: float = 60.0, threads: int = 1
                                   runtime_s=deadline.elapsed())
     extra: dict[str, Any] = {"program": "2", "formulation": formulation, "n_vars": model.nvariables(),
                              "n_constraints": model.nconstraints(), "solve_s": round(outcome.runtime_s, 6),
-                             "strengthen": strengthen}
+                             "strengthen": strengthen, "fix": fix}
     if given is not None:
         extra["mip_start_values"] = outcome.start_values
     if incumbent is not None:
