@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 import pyomo.core as pyo
 
-from edgeopt.core import BuildTimeLimit, Deadline, InputError, ModelSize, Result, Status
+from edgeopt.core import BuildTimeLimit, Deadline, InputError, ModelError, ModelSize, Result, Status
 from edgeopt.core.family import instance_sha256
 from edgeopt.core.limits import guard_built, size_guard_deferred
 from edgeopt.okita.instance import Instance
@@ -276,6 +276,10 @@ def solve_milp(instance: Instance, *, time_limit: float = 60.0, threads: int = 1
                              "strengthen": strengthen, "fix": fix}
     if given is not None:
         extra["mip_start_values"] = outcome.start_values
+    if incumbent is not None and outcome.status == Status.INFEASIBLE:
+        # the incumbent lies in its own windows: a windowed model without a schedule is wrong, never an answer
+        raise ModelError("okita/milp: the model within the completion windows is infeasible although the "
+                         f"incumbent ({incumbent.source}, {upper}) lies in it")
     if incumbent is not None:
         extra["windows"] = {"upper_bound": upper, "from": incumbent.source, "completions": len(model.z),
                             "completions_unwindowed": by_completion.completion_count(instance),

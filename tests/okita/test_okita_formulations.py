@@ -173,3 +173,16 @@ def test_the_size_guard_waits_for_the_windows_of_the_algorithms_incumbent():
     assert res.extra["model_size"]["guarded_after_fixing"]
     with pytest.raises(InputError):
         api.solve(inst, method="milp", max_model_size=budget, fix=False, time_limit=5)
+
+
+def test_a_windowed_model_without_a_schedule_is_an_error_never_an_answer(monkeypatch):
+    """The incumbent lies in its own completion windows, so HiGHS calling the windowed model infeasible means the
+    model (or the solver) is wrong: `ModelError`, never "no schedule exists"."""
+    from edgeopt.core import ModelError
+    from formulations.okita import milp_completion
+
+    inst = generate("small", seed=1, jobs=3, servers=2, horizon=9)
+    start = api.run("drf", inst)
+    monkeypatch.setattr(milp_completion, "completion_windows", lambda instance, upper: [-1] * len(instance.jobs))
+    with pytest.raises(ModelError):
+        prove(METHODS["milp"], inst, hint=start.schedule)
