@@ -476,6 +476,29 @@ def candidate_plans(job: SingleJob, w: np.ndarray, P: np.ndarray, *, lengths: Se
 
 # ---- the exact model -------------------------------------------------------------------------------
 
+def _highs_mip(cost: np.ndarray, lo: np.ndarray, hi: np.ndarray, integer: np.ndarray, mat: Any, lower: np.ndarray,
+               upper: np.ndarray, *, time_limit: float, rel_gap: float, abs_gap: float | None = None) -> Any:
+    """A HiGHS model (not run) of min cost x, lo <= x <= hi, lower <= mat x <= upper (a CSR matrix), x integer
+    where ``integer``: one thread, quiet, the time limit and gaps given. The single-job MILPs' common set-up."""
+    import highspy
+
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("threads", 1)
+    h.setOptionValue("time_limit", float(max(0.01, time_limit)))
+    h.setOptionValue("mip_rel_gap", float(rel_gap))
+    if abs_gap is not None:
+        h.setOptionValue("mip_abs_gap", float(abs_gap))
+    n = len(cost)
+    h.addVars(n, np.asarray(lo, dtype=float), np.asarray(hi, dtype=float))
+    h.changeColsCost(n, np.arange(n, dtype=np.int32), np.asarray(cost, dtype=float))
+    cols = np.flatnonzero(integer).astype(np.int32)
+    h.changeColsIntegrality(cols.size, cols, np.full(cols.size, highspy.HighsVarType.kInteger))
+    h.addRows(mat.shape[0], np.asarray(lower, dtype=float), np.asarray(upper, dtype=float), mat.nnz,
+              mat.indptr[:-1].astype(np.int32), mat.indices.astype(np.int32), np.asarray(mat.data, dtype=float))
+    return h
+
+
 @dataclasses.dataclass
 class Exact:
     plan: Plan | None
@@ -548,24 +571,17 @@ def exact(job: SingleJob, w: np.ndarray | None = None, P: np.ndarray | None = No
         ns = [nv[s, r2] for s in range(L)]
         rows.append((0.0, 0.0, xs + ns, [1.0] * len(xs) + [-1.0] * len(ns)))
     rows.append((1.0, 1.0, list(z.values()), [1.0] * L))
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
-    h.setOptionValue("threads", 1)
-    h.setOptionValue("time_limit", float(max(0.01, time_limit)))
-    h.setOptionValue("mip_rel_gap", float(rel_gap))
-    h.setOptionValue("mip_abs_gap", 1e-9)
+    import scipy.sparse as sp
+
     nvar = len(cost)
-    h.addVars(nvar, np.array(lo), np.array(hi))
-    h.changeColsCost(nvar, np.arange(nvar, dtype=np.int32), np.array(cost))
-    h.changeColsIntegrality(nvar, np.arange(nvar, dtype=np.int32),
-                            np.array([highspy.HighsVarType.kInteger if b else highspy.HighsVarType.kContinuous
-                                      for b in integ]))
     lower = np.array([r[0] for r in rows])
     upper = np.array([r[1] for r in rows])
-    starts = np.cumsum([0] + [len(r[2]) for r in rows[:-1]]).astype(np.int32)
+    starts = np.cumsum([0] + [len(r[2]) for r in rows]).astype(np.int32)
     index = np.array([i for r in rows for i in r[2]], dtype=np.int32)
     value = np.array([c for r in rows for c in r[3]], dtype=float)
-    h.addRows(len(rows), lower, upper, index.size, starts, index, value)
+    mat = sp.csr_matrix((value, index, starts), shape=(len(rows), nvar))
+    h = _highs_mip(np.array(cost), np.array(lo), np.array(hi), np.array(integ, dtype=bool), mat, lower, upper,
+                   time_limit=time_limit, rel_gap=rel_gap, abs_gap=1e-9)
     if hint is not None:
         sol = np.zeros(nvar)
         ok = True
@@ -681,21 +697,12 @@ def fixed_ps_plan(job: SingleJob, slots: Sequence[int], ps: Sequence[int], w: np
         vals.extend([float(job.epochs), -job.rho])
         lower.append(-highspy.kHighsInf)
         upper.append(0.0)
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
-    h.setOptionValue("threads", 1)
-    h.setOptionValue("time_limit", float(max(0.01, time_limit)))
-    h.setOptionValue("mip_rel_gap", 1e-9)
-    nv = nx + 2 * nN
-    h.addVars(nv, lo, hi)
-    h.changeColsCost(nv, np.arange(nv, dtype=np.int32), cost)
-    integer = np.arange(nx, nv, dtype=np.int32)
-    h.changeColsIntegrality(integer.size, integer, np.full(integer.size, highspy.HighsVarType.kInteger))
     import scipy.sparse as sp
 
+    nv = nx + 2 * nN
     mat = sp.csr_matrix((vals, (rows_i, rows_j)), shape=(len(lower), nv))
-    h.addRows(len(lower), np.array(lower), np.array(upper), mat.nnz, mat.indptr[:-1].astype(np.int32),
-              mat.indices.astype(np.int32), mat.data)
+    h = _highs_mip(cost, lo, hi, np.arange(nv) >= nx, mat, np.array(lower), np.array(upper),
+                   time_limit=time_limit, rel_gap=1e-9)
     h.run()
     if h.getInfo().primal_solution_status != 2:
         return None
@@ -1111,19 +1118,10 @@ def _grouped_model(job: SingleJob, w: np.ndarray, P: np.ndarray, end: int, time_
     for r2 in range(R):
         cols = [x[int(r), r2] for r in origins] + [n[g, r2] for g in groups]
         row(cols, [1.0] * origins.size + [-1.0] * len(groups), 0.0, 0.0)
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
-    h.setOptionValue("threads", 1)
-    h.setOptionValue("time_limit", float(max(0.01, time_limit)))
-    h.setOptionValue("mip_rel_gap", 1e-9)
-    h.setOptionValue("mip_abs_gap", 1e-9)
     nv = len(cost)
-    h.addVars(nv, np.zeros(nv), np.array(hi))
-    h.changeColsCost(nv, np.arange(nv, dtype=np.int32), np.array(cost))
-    h.changeColsIntegrality(nv, np.arange(nv, dtype=np.int32), np.full(nv, highspy.HighsVarType.kInteger))
     mat = sp.csr_matrix((vals, (ri, ci)), shape=(len(lo_r), nv))
-    h.addRows(len(lo_r), np.array(lo_r), np.array(up_r), mat.nnz, mat.indptr[:-1].astype(np.int32),
-              mat.indices.astype(np.int32), mat.data)
+    h = _highs_mip(np.array(cost), np.zeros(nv), np.array(hi), np.ones(nv, dtype=bool), mat, np.array(lo_r),
+                   np.array(up_r), time_limit=time_limit, rel_gap=1e-9, abs_gap=1e-9)
     h.run()
     return h, members, U, Y, n, x
 
