@@ -233,39 +233,30 @@ def solve_milp(instance: Instance, *, time_limit: float = 60.0, threads: int = 1
 
     if formulation not in FORMULATIONS:
         raise InputError("formulation", f"{formulation!r} is not one of {', '.join(FORMULATIONS)}")
+    if not isinstance(fix, bool):
+        raise InputError("fix", f"must be true or false, got {fix!r}")
     completion = formulation == "completion"
     deadline = Deadline(time_limit)
     t0 = time.perf_counter()
-    if not isinstance(fix, bool):
-        raise InputError("fix", f"must be true or false, got {fix!r}")
     parsed = FAMILY.parse_schedule(hint) if hint is not None else None
-    incumbent = None
-    if completion and fix:
-        # the incumbent's cost bounds every job's completion (`completion_windows`); it stays in the model
-        try:
+    incumbent, start = None, None
+    try:  # one deadline: the incumbent, the model, its translation to HiGHS and the search
+        if completion and fix:
+            # the incumbent's cost bounds every job's completion (`completion_windows`); it stays in the model
             with deadline.guard("the incumbent of the completion windows"):
                 incumbent = best_incumbent(FAMILY, instance, hint=parsed, deadline=deadline,
                                            algorithms=INCUMBENT_ALGORITHMS if size_guard_deferred() else ())
-        except BuildTimeLimit as exc:
-            return no_schedule_result(instance, "milp", Status.TIME_LIMIT, reason=str(exc), bound=None,
-                                      runtime_s=deadline.elapsed())
-    upper = None if incumbent is None else incumbent.objective
-    # a size guard deferred to the windowed model (`guard_built`; a no-op otherwise)
-    guard_built(by_completion.model_size(instance, upper) if upper is not None else None)
-    try:
+        upper = None if incumbent is None else incumbent.objective
+        # a size guard deferred to the windowed model (`guard_built`; a no-op otherwise)
+        guard_built(by_completion.model_size(instance, upper) if upper is not None else None)
         model = (by_completion.build_milp_completion(instance, deadline=deadline, upper=upper) if completion
                  else build_milp(instance, deadline=deadline))
-    except BuildTimeLimit as exc:
-        return no_schedule_result(instance, "milp", Status.TIME_LIMIT, reason=str(exc), bound=None,
-                                  runtime_s=deadline.elapsed())
-    start = None
-    given = parsed if incumbent is None else incumbent.schedule
-    if given is not None:
-        from formulations.okita.start import start_milp
+        given = parsed if incumbent is None else incumbent.schedule
+        if given is not None:
+            from formulations.okita.start import start_milp
 
-        start = by_completion.start_milp_completion(model, given) if completion else start_milp(model, given)
-    build_s = time.perf_counter() - t0
-    try:  # the deadline covers the translation to HiGHS too (the completion model's is seconds at 16 jobs)
+            start = by_completion.start_milp_completion(model, given) if completion else start_milp(model, given)
+        build_s = time.perf_counter() - t0
         outcome = solve_pyomo(model, time_limit=deadline.remaining(), rel_gap=REL_GAP if rel_gap is None else rel_gap,
                               threads=threads, tee=tee, start=start, deadline=deadline)
     except BuildTimeLimit as exc:

@@ -170,13 +170,9 @@ def solve_milp(instance: Instance, *, time_limit: float = 60.0, threads: int = 1
             return _solve_fixed(instance, deadline, threads=threads, strengthen=strengthen,
                                 lns_share=tf_fixing.LNS_SHARE if lns_share is None else lns_share)
     guard_built(None)  # a size guard deferred to a fixed model: this one is not fixed (a no-op otherwise)
-    try:
+    try:  # one deadline: the model, its translation to HiGHS and the search
         model = build_milp(instance, deadline, strengthen=strengthen)
-    except BuildTimeLimit as exc:
-        out = SolverOutcome(Status.TIME_LIMIT, None, None, 0.0, str(exc), False)
-        return finish(FAMILY, instance, "milp", out, None, build_s=time.perf_counter() - t0)
-    build_s = time.perf_counter() - t0
-    try:  # the deadline covers the translation to HiGHS too
+        build_s = time.perf_counter() - t0
         out = solve_pyomo(model, time_limit=deadline.remaining(), threads=threads, deadline=deadline)
     except BuildTimeLimit as exc:
         out = SolverOutcome(Status.TIME_LIMIT, None, None, 0.0, str(exc), False)
