@@ -13,8 +13,13 @@ import math
 
 import numpy as np
 
-from edgeopt.okita.instance import Instance
+from edgeopt.okita.instance import Instance, Job
 from edgeopt.okita.placement import max_workers
+
+
+def worker_slots(job: Job) -> int:
+    """W_i = ceil(E_i D_i / rho_i): the worker-slots job i needs to train every chunk (2a)+(2b)."""
+    return math.ceil(job.total_chunks / job.chunks_per_worker - 1e-9)
 
 
 def worker_limits(instance: Instance) -> list[tuple[int, int]]:
@@ -23,7 +28,7 @@ def worker_limits(instance: Instance) -> list[tuple[int, int]]:
     out = []
     for job in instance.jobs:
         m, n = np.asarray(job.worker_demand, float), np.asarray(job.ps_demand, float)
-        W = math.ceil(job.total_chunks / job.chunks_per_worker - 1e-9)
+        W = worker_slots(job)
         base = max_workers(C, m, W)
         best = 0
         for r in range(len(C)):
@@ -56,6 +61,6 @@ def worker_bounds(instance: Instance) -> np.ndarray:
         m = np.asarray(job.worker_demand)
         pos = m > 0
         fit = np.floor(C[:, pos] / m[pos] + 1e-9).min(axis=1)
-        need = math.ceil(job.total_chunks / job.chunks_per_worker - 1e-9)
+        need = worker_slots(job)
         out[i] = np.minimum(fit, need)
     return out

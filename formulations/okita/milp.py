@@ -31,7 +31,6 @@ Objective (2) with (1): sum z f + sum q delta g + sum q pi w.
 
 from __future__ import annotations
 
-import math
 import time
 from typing import Any
 
@@ -46,7 +45,7 @@ from edgeopt.okita.schedule import Schedule, entry, group_entries, objective_par
 from formulations.common import REL_GAP, SolverOutcome, finish, solve_pyomo
 from formulations.fixing import best_incumbent
 from formulations.okita import milp_completion as by_completion
-from formulations.okita.bounds import worker_bounds
+from formulations.okita.bounds import worker_bounds, worker_slots
 
 
 def model_size(instance: Instance) -> ModelSize:
@@ -131,7 +130,7 @@ def build_milp(instance: Instance, *, relax: bool = False, deadline: Deadline | 
     m.c2c_active_lb = con(IT, lambda _m, i, t: _m.u[i, t] <= sum(_m.y[i, r, t] for r in range(R)))
     m.c2b_worker_slots = con(range(len(jobs)), lambda _m, i: sum(_m.y[i, r, t] for (i2, t) in IT if i2 == i
                                                                   for r in range(R))
-                             >= math.ceil(jobs[i].total_chunks / jobs[i].chunks_per_worker - 1e-9),
+                             >= worker_slots(jobs[i]),
                              doc="valid cut from (2a)+(2b): sum_t,r y >= ceil(E_i D_i / rho_i) (y integer)")
     check()
     on_slot: dict[int, list[tuple[int, int]]] = {}

@@ -39,7 +39,6 @@ sites u, its workers y at that PS, its trained chunks n and transfer totals x), 
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -48,7 +47,7 @@ import pyomo.core as pyo
 from edgeopt.core import Deadline, ModelSize
 from edgeopt.okita.instance import Instance
 from edgeopt.okita.schedule import Schedule, entry, group_entries, split_transfers
-from formulations.okita.bounds import latency_floors, worker_bounds
+from formulations.okita.bounds import latency_floors, worker_bounds, worker_slots
 
 
 def completion_windows(instance: Instance, upper: float) -> list[int]:
@@ -78,7 +77,7 @@ def _sets(instance: Instance, upper: float | None = None) -> dict[str, Any]:
     last = completion_windows(instance, upper) if upper is not None else [T - 1] * len(instance.jobs)
     out = []
     for i, job in enumerate(instance.jobs):
-        need = math.ceil(job.total_chunks / job.chunks_per_worker - 1e-9)
+        need = worker_slots(job)
         per_slot = int(Y[i].sum())
         ps = [p for p in range(R) if np.all(np.asarray(job.ps_demand, float) <= C[p] + 1e-9)]
         workers = [r for r in range(R) if Y[i, r] > 0]

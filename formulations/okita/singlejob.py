@@ -50,6 +50,7 @@ import numpy as np
 
 from edgeopt.core.colgen import _gamma
 from edgeopt.okita.placement import max_workers
+from formulations.okita.bounds import worker_slots
 
 #: Multipliers tried per `improve_multipliers` call when none is given.
 SUBGRADIENT_STEPS = 40
@@ -147,7 +148,7 @@ def of_instance(instance: Any, i: int, *, used: np.ndarray | None = None, last: 
     a = int(job.arrival)
     last = T - 1 if last is None else max(a, min(T - 1, int(last)))
     m, n = np.asarray(job.worker_demand, float), np.asarray(job.ps_demand, float)
-    W = math.ceil(job.total_chunks / job.chunks_per_worker - 1e-9)
+    W = worker_slots(job)
     L = last - a + 1
     if used is None:
         avail = np.broadcast_to(C, (L,) + C.shape)
