@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/okita_config_lp.py --cases paper,quiet --time-limit 600 --out benchmarks/results
 
-``paper``: the `paper` preset (100 jobs, 50 sites, T = 150, seed 0); ``quiet`` / ``typical`` / ``busiest``: the
+``paper``: the `paper` preset (100 jobs, 50 sites, T = 150, seed 0); ``jobs150``: its generator with 150 jobs; ``quiet`` / ``typical`` / ``busiest``: the
 ITP weeks as `cross_family.py` builds them (cluster06, 96 GPUs, seed 0). One case per process is the way to
 compare CPU seconds on a shared machine (``time.process_time``).
 """
@@ -37,9 +37,11 @@ def itp_week(label: str, seed: int):
 
 
 def instance(case: str, seed: int):
-    """The `paper` preset, or an ITP week (`itp_week`)."""
+    """The `paper` preset (``jobs150``: its generator with 150 jobs), or an ITP week (`itp_week`)."""
     if case == "paper":
         return get_family("okita").generate("paper", seed=seed)
+    if case == "jobs150":
+        return get_family("okita").generate("paper", seed=seed, jobs=150)
     return itp_week(case, seed)[1]
 
 
