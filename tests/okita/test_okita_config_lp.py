@@ -163,3 +163,42 @@ def test_converged_is_claimed_only_where_the_bound_meets_the_master_lp(solved: d
             assert gap <= 1e-4 * abs(solver["master_lp"]) + 1e-9, solver
         else:
             assert solver["stop"] != "gap below tolerance", solver
+
+
+def _start_point(rel: ConfigRelaxation) -> tuple[float, np.ndarray, list]:
+    """Zero prices with each job's first multipliers (few steps: far from the dual's optimum), and each job's
+    plans alone as the known plans."""
+    from edgeopt.core.colgen import lagrangian
+    from formulations.okita import singlejob as sj
+
+    prices = np.zeros((rel.S, rel.K, rel.T))
+    mu = np.stack([sj.start_multipliers(job) for job in rel.jobs])
+    known = [[p for p in sj.candidate_plans(job, np.zeros((job.slots, rel.S)), np.zeros((job.slots, rel.S)))
+              if p.completion - job.arrival < job.slots] for job in rel.jobs]
+    pi = rel.pack(prices, mu)
+    return lagrangian(rel, pi).value, pi, known
+
+
+def test_the_deep_ascent_certifies_more_and_never_less(solved: dict) -> None:
+    """`ConfigRelaxation.deepen`: the multipliers it returns re-evaluate to the value it reports, which is never
+    below the value it started from and never above the proven optimum; it gains on some case."""
+    from edgeopt.core.colgen import lagrangian
+
+    gained = False
+    for inst, _, _, opt in solved.values():
+        rel = ConfigRelaxation(inst)
+        value, pi, known = _start_point(rel)
+        new, pi2 = rel.deepen(value, pi, known, Deadline(PROOF_CLOCK), steps=60)
+        assert new >= value
+        assert lagrangian(rel, pi2).value == pytest.approx(new, rel=1e-12)
+        assert new <= opt.objective + 1e-6
+        gained |= new > value + 1e-6 * max(1.0, abs(value))
+    assert gained
+
+
+def test_the_deep_ascent_keeps_its_start_when_no_time_is_left(solved: dict) -> None:
+    inst, _, _, _ = solved["paper", 3]
+    rel = ConfigRelaxation(inst)
+    value, pi, known = _start_point(rel)
+    new, pi2 = rel.deepen(value, pi, known, Expired())
+    assert new == value and pi2 is pi
