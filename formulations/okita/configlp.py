@@ -243,7 +243,7 @@ class ConfigRelaxation:
         S, K, T, J = self.S, self.K, self.T, self.J
         budget = max_nonzeros or 2_000_000
         # 1. worker_lp's prices, broadcast to every site
-        sub = Deadline(max(0.5, WORKER_SHARE * deadline.remaining(floor=0.0)))
+        sub = Deadline(max(0.5, WORKER_SHARE * total.remaining(floor=0.0)))  # its share of the whole call
         wl = worker_colgen(self.worker, deadline=sub, max_nonzeros=budget)
         start = np.repeat(np.asarray(wl.prices, float)[None, :, :], S, axis=0)
         mu = np.stack([sj.start_multipliers(job) for job in self.jobs]) if J else np.zeros((0, S))
