@@ -424,7 +424,9 @@ class ConfigRelaxation:
             w, P = self.job_prices(i, prices)
             targets.append(min((sj.priced_cost(job, p, w, P) for p in known[i]), default=math.inf))
         for i in sorted(range(self.J), key=lambda k: (-targets[k] if math.isfinite(targets[k]) else 0.0, k)):
-            if not math.isfinite(targets[i]) or deadline.remaining(floor=0.0) < reserve:
+            if deadline.remaining(floor=0.0) < reserve:
+                break  # only time for the last evaluation of L
+            if not math.isfinite(targets[i]):
                 continue
             w, P = self.job_prices(i, prices)
             sub = Deadline(max(0.0, deadline.remaining(floor=0.0) - reserve))
