@@ -639,12 +639,151 @@ def _solution(h: Any, values: np.ndarray) -> Any:
 
 # ---- fixed PS sites: the workers and transfers exactly ------------------------------------------------
 
+def whole_chunks_per_worker(job: SingleJob) -> bool:
+    """Whether k = rho / E is a whole number: then a worker trains exactly k chunks a slot and (2b) summed
+    over the slots at a site loses nothing (every generated and ITP job so far)."""
+    return abs(job.k - round(job.k)) <= 1e-9 and round(job.k) >= 1 and job.rho == round(job.k) * job.epochs
+
+
 def fixed_ps_plan(job: SingleJob, slots: Sequence[int], ps: Sequence[int], w: np.ndarray | None = None, *,
                   time_limit: float = 5.0) -> Plan | None:
     """The cheapest plan whose PS sits at ``ps[j]`` in slot ``slots[j]`` (indices t - a) whenever that slot
+    has workers (a slot may stay empty); exact for these PS sites (the PS's own price is left out: the
+    caller prices the plan). None without a feasible plan in time.
+
+    With whole chunks per worker (`whole_chunks_per_worker`) the per-site model `fixed_ps_plan_by_site`,
+    else (or when its solution does not split back into whole numbers) `fixed_ps_plan_by_slot`."""
+    if whole_chunks_per_worker(job):
+        plan = fixed_ps_plan_by_site(job, slots, ps, w, time_limit=time_limit)
+        if plan is not _SPLIT_FAILED:
+            return plan
+    return fixed_ps_plan_by_slot(job, slots, ps, w, time_limit=time_limit)
+
+
+#: `fixed_ps_plan_by_site`'s answer when its solution did not split back into whole numbers
+_SPLIT_FAILED: Any = object()
+
+
+def fixed_ps_plan_by_site(job: SingleJob, slots: Sequence[int], ps: Sequence[int], w: np.ndarray | None = None, *,
+                          time_limit: float = 5.0) -> Plan | None:
+    """`fixed_ps_plan_by_slot`'s optimum for a job with whole chunks per worker (k = rho / E), from a MILP with
+    one integer per site instead of two per (slot, site).
+
+    Why it is the same optimum: with the PS sites fixed, a worker at site r' in slot s costs
+    alpha[s, r'] (its price plus the exchange with that slot's PS) and trains exactly k chunks, so what a
+    site's workers train depends only on their total W_{r'}, and the cheapest W_{r'} workers there are its
+    cheapest worker-slots. The model: integer W_{r'}, continuous N_{s,r'} in [0, cap] summing to W_{r'} (its LP
+    fills the cheapest slots first), transfer totals x_{r,r'} with sum_r x_{r,r'} <= k W_{r'}. Every plan
+    of the slot model is one of these with the same cost, and back: N is refilled cheapest slot first in whole
+    workers, and the chunks split over the slots by their capacity k N. (At the `paper` preset's 50 sites the
+    slot model needed its whole 0.5 s on most calls of the search; this one needs a few milliseconds.)"""
+    R = job.n_sites
+    A = len(slots)
+    sl = np.asarray(slots, dtype=np.int64)
+    psa = np.asarray(ps, dtype=np.int64)
+    if A == 0:
+        return None
+    k = round(job.k)
+    cm = job.cap_matrix(sl)[np.arange(A), psa].astype(np.int64)  # [A, R] workers
+    if int(job.trainable(cm).sum()) < job.total_chunks:
+        return None
+    w = np.zeros((job.slots, R)) if w is None else w
+    alpha = w[sl] + job.xq[psa]  # [A, R]
+    origins = np.flatnonzero(job.chunks > 0)
+    no = origins.size
+    si, ri = np.nonzero(cm > 0)
+    nN = si.size
+    nx = no * R
+    sites = np.flatnonzero(cm.sum(axis=0) > 0)
+    nW = sites.size
+    col_of_site = np.full(R, -1, dtype=np.int64)
+    col_of_site[sites] = nx + nN + np.arange(nW)
+    # columns: x (no*R), N (nN, continuous), W (nW, integer)
+    cost = np.concatenate([job.dq[origins].ravel(), alpha[si, ri], np.zeros(nW)])
+    lo = np.zeros(nx + nN + nW)
+    hi = np.concatenate([np.repeat(job.chunks[origins], R).astype(float), cm[si, ri].astype(float),
+                         cm[:, sites].sum(axis=0).astype(float)])
+    rows_i: list[int] = []
+    rows_j: list[int] = []
+    vals: list[float] = []
+    lower: list[float] = []
+    upper: list[float] = []
+    for o in range(no):  # supplies: sum_r' x[r, r'] = D_r
+        rows_i.extend([len(lower)] * R)
+        rows_j.extend(range(o * R, o * R + R))
+        vals.extend([1.0] * R)
+        lower.append(float(job.chunks[origins[o]]))
+        upper.append(float(job.chunks[origins[o]]))
+    for r2 in range(R):  # (2b) summed over the slots: sum_r x[r, r'] - k W_{r'} <= 0
+        row = len(lower)
+        for o in range(no):
+            rows_i.append(row)
+            rows_j.append(o * R + r2)
+            vals.append(1.0)
+        if col_of_site[r2] >= 0:
+            rows_i.append(row)
+            rows_j.append(int(col_of_site[r2]))
+            vals.append(-float(k))
+        lower.append(-math.inf)
+        upper.append(0.0)
+    for r2 in sites:  # W_{r'} = sum_s N[s, r']
+        row = len(lower)
+        for e in np.flatnonzero(ri == r2):
+            rows_i.append(row)
+            rows_j.append(nx + int(e))
+            vals.append(1.0)
+        rows_i.append(row)
+        rows_j.append(int(col_of_site[r2]))
+        vals.append(-1.0)
+        lower.append(0.0)
+        upper.append(0.0)
+    import scipy.sparse as sp
+
+    nv = nx + nN + nW
+    mat = sp.csr_matrix((vals, (rows_i, rows_j)), shape=(len(lower), nv))
+    integer = np.zeros(nv, dtype=bool)
+    integer[nx + nN:] = True
+    h = _highs_mip(cost, lo, hi, integer, mat, np.array(lower), np.array(upper), time_limit=time_limit,
+                   rel_gap=1e-9)
+    h.run()
+    if h.getInfo().primal_solution_status != 2:
+        return None
+    x = np.array(h.getSolution().col_value)
+    X = np.zeros((R, R), dtype=np.int64)
+    X[origins] = np.rint(x[:nx]).reshape(no, R).astype(np.int64)
+    if np.abs(x[:nx] - np.rint(x[:nx])).max(initial=0.0) > 1e-6:
+        return _SPLIT_FAILED
+    N = np.zeros((A, R), dtype=np.int64)
+    n = np.zeros((A, R), dtype=np.int64)
+    trained = X.sum(axis=0)
+    for r2 in sites:
+        W = round(float(x[int(col_of_site[r2])]))
+        left = trained[r2]
+        for s in np.argsort(alpha[:, r2], kind="stable"):  # the cheapest worker-slots first
+            if W <= 0:
+                break
+            N[s, r2] = min(W, int(cm[s, r2]))
+            W -= int(N[s, r2])
+        for s in np.flatnonzero(N[:, r2]):  # the chunks by the slots' capacity k N
+            n[s, r2] = min(left, k * int(N[s, r2]))
+            left -= int(n[s, r2])
+        if W > 0 or left > 0:
+            return _SPLIT_FAILED
+        # workers without chunks are dropped (they only cost): the solver's W may exceed what is trained
+        keep_chunks = n[:, r2] > 0
+        N[~keep_chunks, r2] = 0
+        N[keep_chunks, r2] = np.minimum(N[keep_chunks, r2], -(-n[keep_chunks, r2] // k))
+    plan = _assemble(job, sl, psa, X, N, n)
+    return _SPLIT_FAILED if plan is None else plan
+
+
+def fixed_ps_plan_by_slot(job: SingleJob, slots: Sequence[int], ps: Sequence[int], w: np.ndarray | None = None, *,
+                          time_limit: float = 5.0) -> Plan | None:
+    """The cheapest plan whose PS sits at ``ps[j]`` in slot ``slots[j]`` (indices t - a) whenever that slot
     has workers (a slot may stay empty): a small MILP (HiGHS) over integer workers N_{s,r'}, integer chunks
     trained n_{s,r'} (E n <= rho N, (2b)) and transfer totals x_{r,r'}. Exact for these PS sites (the
-    PS's own price is left out: the caller prices the plan). None without a feasible plan in time."""
+    PS's own price is left out: the caller prices the plan). None without a feasible plan in time. The
+    reference `fixed_ps_plan_by_site` is tested against, and the model for any k = rho / E."""
     import highspy
 
     R = job.n_sites

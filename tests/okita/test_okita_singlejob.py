@@ -382,3 +382,44 @@ def test_the_grouped_model_equals_brute_force_where_k_is_an_integer_and_bounds_i
             assert got.value == pytest.approx(truth, rel=1e-9, abs=1e-9)
         proven += got.optimal
     assert exact_k >= 15 and proven >= exact_k
+
+
+def test_the_fixed_ps_model_by_site_finds_the_optimum_of_the_model_by_slot() -> None:
+    """With whole chunks per worker (k = rho / E) `fixed_ps_plan` solves one integer per site
+    (`fixed_ps_plan_by_site`); the model by slot, with two integers per (slot, site), is the reference. On random
+    tiny jobs and on real jobs beside other jobs' usage, for random slots and PS sites and prices: both find a plan
+    or neither, at the same cost (the models' objective: bandwidth plus the workers' prices; the latency and the
+    PS's own price are the caller's), every plan valid; for k not a whole number `fixed_ps_plan` is the model by
+    slot."""
+    def model_cost(job: sj.SingleJob, plan: sj.Plan, w: np.ndarray) -> float:
+        return sum(sj.bandwidth(job, plan)) + sum(float(w[t - job.arrival, r]) * y for t, _, ys in plan.slots
+                                                  for r, y in ys)
+
+    rng = np.random.default_rng(21)
+    compared = fractional = 0
+    jobs = [job for _, job, _, _ in tiny_cases(120, seed=13)]
+    inst = generate("small", seed=3, jobs=4, servers=4, horizon=10)
+    used = np.zeros((inst.horizon, len(inst.sites), len(inst.resources)))
+    used[::2, 2] = inst.capacity[2]  # site 2 full every other slot
+    jobs += [sj.of_instance(inst, i, used=used) for i in range(len(inst.jobs))] * 10
+    for job in jobs:
+        L = int(rng.integers(1, job.slots + 1))
+        start = int(rng.integers(0, job.slots - L + 1))
+        slots = list(range(start, start + L))
+        ps = [int(rng.integers(job.n_sites)) for _ in slots]
+        w = np.round(rng.uniform(0, 3, (job.slots, job.n_sites))) * (rng.random() < 0.7)  # ties included
+        ref = sj.fixed_ps_plan_by_slot(job, slots, ps, w, time_limit=PROOF_CLOCK)
+        got = sj.fixed_ps_plan(job, slots, ps, w, time_limit=PROOF_CLOCK)
+        if not sj.whole_chunks_per_worker(job):
+            fractional += 1
+            assert got == ref
+            continue
+        assert (got is None) == (ref is None)
+        if got is None:
+            continue
+        compared += 1
+        _check_plan(job, got)
+        assert {t - job.arrival for t, _, _ in got.slots} <= set(slots)
+        assert all(p == ps[slots.index(t - job.arrival)] for t, p, _ in got.slots)
+        assert model_cost(job, got, w) == pytest.approx(model_cost(job, ref, w), rel=1e-9, abs=1e-9)
+    assert compared >= 40 and fractional >= 10
