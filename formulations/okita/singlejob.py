@@ -664,6 +664,41 @@ def fixed_ps_plan(job: SingleJob, slots: Sequence[int], ps: Sequence[int], w: np
 _SPLIT_FAILED: Any = object()
 
 
+def _fixed_ps_setup(job: SingleJob, slots: Sequence[int], ps: Sequence[int], w: np.ndarray | None
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """What both fixed-PS models start from: (slot indices, PS sites, workers cap [A, R], a worker's cost
+    alpha [A, R] (its price plus the exchange with that slot's PS), origin sites); None when there are no
+    slots or they cannot train every chunk."""
+    sl = np.asarray(slots, dtype=np.int64)
+    psa = np.asarray(ps, dtype=np.int64)
+    if sl.size == 0:
+        return None
+    cm = job.cap_matrix(sl)[np.arange(sl.size), psa].astype(np.int64)
+    if int(job.trainable(cm).sum()) < job.total_chunks:
+        return None
+    w = np.zeros((job.slots, job.n_sites)) if w is None else w
+    return sl, psa, cm, w[sl] + job.xq[psa], np.flatnonzero(job.chunks > 0)
+
+
+def _supply_rows(job: SingleJob, origins: np.ndarray) -> tuple[list[int], list[int], list[float], list[float],
+                                                                list[float]]:
+    """(row, column, value, lower, upper) lists holding the supply rows sum_r' x[r, r'] = D_r, one per origin,
+    with the transfer totals x as the first columns (origin-major)."""
+    R = job.n_sites
+    rows_i: list[int] = []
+    rows_j: list[int] = []
+    vals: list[float] = []
+    lower: list[float] = []
+    upper: list[float] = []
+    for o, r in enumerate(origins):
+        rows_i.extend([o] * R)
+        rows_j.extend(range(o * R, o * R + R))
+        vals.extend([1.0] * R)
+        lower.append(float(job.chunks[r]))
+        upper.append(float(job.chunks[r]))
+    return rows_i, rows_j, vals, lower, upper
+
+
 def fixed_ps_plan_by_site(job: SingleJob, slots: Sequence[int], ps: Sequence[int], w: np.ndarray | None = None, *,
                           time_limit: float = 5.0) -> Plan | None:
     """`fixed_ps_plan_by_slot`'s optimum for a job with whole chunks per worker (k = rho / E), from a MILP with
@@ -678,18 +713,12 @@ def fixed_ps_plan_by_site(job: SingleJob, slots: Sequence[int], ps: Sequence[int
     workers, and the chunks split over the slots by their capacity k N. (At the `paper` preset's 50 sites the
     slot model needed its whole 0.5 s on most calls of the search; this one needs a few milliseconds.)"""
     R = job.n_sites
-    A = len(slots)
-    sl = np.asarray(slots, dtype=np.int64)
-    psa = np.asarray(ps, dtype=np.int64)
-    if A == 0:
-        return None
     k = round(job.k)
-    cm = job.cap_matrix(sl)[np.arange(A), psa].astype(np.int64)  # [A, R] workers
-    if int(job.trainable(cm).sum()) < job.total_chunks:
+    setup = _fixed_ps_setup(job, slots, ps, w)
+    if setup is None:
         return None
-    w = np.zeros((job.slots, R)) if w is None else w
-    alpha = w[sl] + job.xq[psa]  # [A, R]
-    origins = np.flatnonzero(job.chunks > 0)
+    sl, psa, cm, alpha, origins = setup
+    A = sl.size
     no = origins.size
     si, ri = np.nonzero(cm > 0)
     nN = si.size
@@ -703,17 +732,7 @@ def fixed_ps_plan_by_site(job: SingleJob, slots: Sequence[int], ps: Sequence[int
     lo = np.zeros(nx + nN + nW)
     hi = np.concatenate([np.repeat(job.chunks[origins], R).astype(float), cm[si, ri].astype(float),
                          cm[:, sites].sum(axis=0).astype(float)])
-    rows_i: list[int] = []
-    rows_j: list[int] = []
-    vals: list[float] = []
-    lower: list[float] = []
-    upper: list[float] = []
-    for o in range(no):  # supplies: sum_r' x[r, r'] = D_r
-        rows_i.extend([len(lower)] * R)
-        rows_j.extend(range(o * R, o * R + R))
-        vals.extend([1.0] * R)
-        lower.append(float(job.chunks[origins[o]]))
-        upper.append(float(job.chunks[origins[o]]))
+    rows_i, rows_j, vals, lower, upper = _supply_rows(job, origins)
     for r2 in range(R):  # (2b) summed over the slots: sum_r x[r, r'] - k W_{r'} <= 0
         row = len(lower)
         for o in range(no):
@@ -787,17 +806,10 @@ def fixed_ps_plan_by_slot(job: SingleJob, slots: Sequence[int], ps: Sequence[int
     import highspy
 
     R = job.n_sites
-    A = len(slots)
-    sl = np.asarray(slots, dtype=np.int64)
-    psa = np.asarray(ps, dtype=np.int64)
-    if A == 0:
+    setup = _fixed_ps_setup(job, slots, ps, w)
+    if setup is None:
         return None
-    cm = job.cap_matrix(sl)[np.arange(A), psa].astype(np.int64)  # [A, R] workers
-    if int(job.trainable(cm).sum()) < job.total_chunks:
-        return None
-    w = np.zeros((job.slots, R)) if w is None else w
-    alpha = w[sl] + job.xq[psa]  # [A, R]
-    origins = np.flatnonzero(job.chunks > 0)
+    sl, psa, cm, alpha, origins = setup
     no = origins.size
     si, ri = np.nonzero(cm > 0)
     nN = si.size
@@ -807,15 +819,7 @@ def fixed_ps_plan_by_slot(job: SingleJob, slots: Sequence[int], ps: Sequence[int
     lo = np.zeros(nx + 2 * nN)
     hi = np.concatenate([np.repeat(job.chunks[origins], R).astype(float), cm[si, ri].astype(float),
                          job.trainable(cm[si, ri]).astype(float)])
-    rows_i, rows_j, vals = [], [], []
-    lower, upper = [], []
-    # supplies: sum_r' x[r, r'] = D_r
-    for o in range(no):
-        rows_i.extend([len(lower)] * R)
-        rows_j.extend(range(o * R, o * R + R))
-        vals.extend([1.0] * R)
-        lower.append(float(job.chunks[origins[o]]))
-        upper.append(float(job.chunks[origins[o]]))
+    rows_i, rows_j, vals, lower, upper = _supply_rows(job, origins)
     # balances: sum_r x[r, r'] - sum_s n[s, r'] = 0
     for r2 in range(R):
         row = len(lower)
@@ -849,9 +853,9 @@ def fixed_ps_plan_by_slot(job: SingleJob, slots: Sequence[int], ps: Sequence[int
     x = np.array(h.getSolution().col_value)
     X = np.zeros((R, R), dtype=np.int64)
     X[origins] = np.rint(x[:nx]).reshape(no, R).astype(np.int64)
-    N = np.zeros((A, R), dtype=np.int64)
+    N = np.zeros(cm.shape, dtype=np.int64)
     N[si, ri] = np.rint(x[nx:nx + nN]).astype(np.int64)
-    n = np.zeros((A, R), dtype=np.int64)
+    n = np.zeros(cm.shape, dtype=np.int64)
     n[si, ri] = np.rint(x[nx + nN:]).astype(np.int64)
     return _assemble(job, sl, psa, X, N, n)
 
