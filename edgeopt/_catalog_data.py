@@ -5,7 +5,7 @@ tests/test_cli_catalog.py fails when it differs from what the registry reports.
 
 FAMILIES = ('edgecloud', 'hetero', 'tapfinger', 'preemptive', 'okita')
 
-SOURCES_SHA256 = '19b217bc7396717a8d1d78bd4ba16d4c262b5d0ac6d20435364f8b19993e9871'
+SOURCES_SHA256 = 'b731ccdea1172b8df874b50b229f38381d06180cc5f6099c4f7f0541e09cc569'
 
 GUARDS = [{'algorithms': ['online', 'online_bc', 'vanilla_marl'],
   'family': 'tapfinger',
@@ -497,6 +497,24 @@ ROWS = [{'algorithm': 'online',
   'randomized': False,
   'relaxed': False,
   'summary': 'BatchSche [11]: geometric batches, non-preemptive bookings on the cheapest priced resources'},
+ {'algorithm': 'offline_fill',
+  'family': 'preemptive',
+  'kind': 'offline',
+  'params': [{'default': 3,
+              'help': 'how many times each pass is repeated with its rejected jobs moved to the front.',
+              'name': 'repairs',
+              'range': '>= 0',
+              'type': 'int'},
+             {'default': 3,
+              'help': 'at most this many improvement sweeps (each job re-placed at its earliest '
+                      'completion).',
+              'name': 'sweeps',
+              'range': '>= 0',
+              'type': 'int'}],
+  'randomized': False,
+  'relaxed': False,
+  'summary': 'NOT in the paper (ours): offline list scheduling of chunks at the earliest completion, then '
+             'improvement sweeps; an upper end for the certified interval'},
  {'algorithm': 'fifo',
   'family': 'okita',
   'kind': 'baseline',

@@ -34,6 +34,17 @@ def _inst(jobs: list[dict], servers: list[dict] | None = None, horizon: int = 80
                                   "servers": servers, "jobs": js})
 
 
+def tight_storage_testbed():
+    """The testbed (seed 0) with storage drawn and every edge server's U_s cut to 2 x the largest chunk, so that
+    (7b) binds."""
+    data = generate("testbed", seed=0, storage=True).model_dump(mode="json")
+    cap = 2 * max(j["chunk_size_mb"] for j in data["jobs"])
+    for sv in data["servers"]:
+        if not sv["is_cloud"]:
+            sv["storage_mb"] = cap
+    return FAMILY.parse_instance(data)
+
+
 def _slots(res) -> dict[tuple[int, int], list[int]]:
     s = Schedule.model_validate(res.schedule)
     return {(js.job, c.chunk): c.slots for js in s.jobs for c in js.chunks}
@@ -77,12 +88,7 @@ def test_storage_capacity_of_sec_vi_is_respected(name):
             assert not FAMILY.check_result(inst, res)
         else:
             _assert_valid(inst, res)
-    data = generate("testbed", seed=0, storage=True).model_dump(mode="json")
-    cap = 2 * max(j["chunk_size_mb"] for j in data["jobs"])
-    for sv in data["servers"]:
-        if not sv["is_cloud"]:
-            sv["storage_mb"] = cap
-    inst = FAMILY.parse_instance(data)
+    inst = tight_storage_testbed()
     res = algo(inst)
     assert not FAMILY.check_result(inst, res)
     if name != "online_edge":

@@ -11,6 +11,7 @@ from edgeopt.core import Status, registered
 from edgeopt.preemptive import FAMILY, generate
 from edgeopt.preemptive.online import online
 from edgeopt.preemptive.schedule import Schedule, count_preemptions, fractional_flow_time
+from tests.preemptive.test_preemptive_baselines import tight_storage_testbed
 
 
 def _inst(jobs: list[dict], servers: list[dict] | None = None, horizon: int = 40):
@@ -206,12 +207,7 @@ def test_scarce_ps_is_reported_not_a_traceback(name):
 
 
 def test_tight_storage_is_respected_by_online():
-    data = generate("testbed", seed=0, storage=True).model_dump(mode="json")
-    cap = 2 * max(j["chunk_size_mb"] for j in data["jobs"])
-    for sv in data["servers"]:
-        if not sv["is_cloud"]:
-            sv["storage_mb"] = cap
-    inst = FAMILY.parse_instance(data)
+    inst = tight_storage_testbed()
     for speed in (1.0, 1.5):
         _assert_valid(inst, online(inst, speed=speed))
 
