@@ -211,3 +211,20 @@ def test_cloud_split_with_no_time_gives_nothing() -> None:
 
     inst, _ws, sched = _warm("paper", 0, "srtf_elastic", regime="far_cloud", jobs=20)
     assert cloud_split(inst, sched, Spent(1.0)) is None
+
+
+def test_local_search_runs_ruin_and_recreate_after_the_cloud_split_and_never_loses() -> None:
+    """`local_search` (the LNS's local step): `cloud_split`, then ruin and recreate from the better schedule. Both
+    end on their own (a pass that keeps nothing; `PATIENCE_PER_JOB` ruins in a row without a gain) long before the
+    deadline, so the clock decides nothing: the result is valid, never above the split's, and the same twice."""
+    from edgeopt.core import Deadline
+    from formulations.preemptive.lns import cloud_split, local_search
+
+    inst, ws, sched = _warm("paper", 0, "srtf_elastic", regime="far_cloud", jobs=12)
+    split = cloud_split(inst, sched, Deadline(3600.0))
+    out = local_search(inst, sched, Deadline(3600.0))
+    assert out is not None
+    spec = api.family_of(inst)
+    assert spec.validate(inst, out) == []
+    assert _jct(inst, out) == spec.objective(inst, out) <= spec.objective(inst, split) < ws.objective
+    assert local_search(inst, sched, Deadline(3600.0)) == out
