@@ -174,3 +174,13 @@ def test_ruin_and_recreate_keeps_only_gains_and_is_deterministic():
     assert FAMILY.validate(inst, a) == []
     assert objective(inst, a) < objective(inst, start)
     assert objective(inst, a) == pytest.approx(total(inst, placements_of(inst, start)) + log.change)
+
+
+def test_a_job_that_fits_nowhere_within_the_horizon_is_listed_rejected():
+    # no cloud, one worker, T = 6: job 1 (4 slots) cannot finish after job 0 (3 slots) takes the worker first
+    inst = _inst([{"r": 0, "D": 1, "P": 3}, {"r": 0, "D": 1, "P": 4}], servers=[{"workers": [0], "ps": 2}],
+                 horizon=6, cloud_delay=0)
+    res = api.run("offline_fill", inst)
+    assert res.status == Status.PARTIAL and res.extra["rejected"] == [1]
+    assert FAMILY.check_result(inst, res) == []
+    assert res.objective is None or not res.comparable
