@@ -30,6 +30,9 @@ How it schedules (each step deterministic):
   out and placed again at its earliest completion while every other job stays; a move is kept only when
   the job completes earlier, so no sweep makes the total JCT worse.
 
+`recreate` runs ruin and recreate (`edgeopt.core.listsched.ruin_recreate`) with the same placement; it is the
+local search of the preemptive large-neighbourhood search (`formulations.preemptive.lns.local_search`).
+
 PSs: in a slot at or after r_j + Delta_jc the job's PS is on the cloud (unlimited); before it, on the edge
 server with a free PS that the job may use with the most free PSs (lowest index on ties).
 """

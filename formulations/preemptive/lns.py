@@ -404,7 +404,8 @@ def cloud_split(instance: Any, schedule: Any, deadline: Deadline) -> Any | None:
 
 def neighbourhood() -> Neighbourhood:
     """The LNS plug-in (windows solved with the counted CP-SAT model), after the cloud moves (`polish`) and the
-    search over which jobs go wholly to the cloud (`cloud_split`, at most `SPLIT_SHARE` of the time left).
+    local search (`local_search`, at most `LOCAL_SHARE` of the time left: which jobs go wholly to the cloud,
+    `cloud_split`, then ruin and recreate).
 
     Windows start at 4 jobs and grow to 8: on the paper preset a proved window of 6 took 0.3-6.5 s, and
     the gains are spread thinly over the 300 jobs, so covering more of them beats larger windows.
