@@ -5,7 +5,7 @@ tests/test_cli_catalog.py fails when it differs from what the registry reports.
 
 FAMILIES = ('edgecloud', 'hetero', 'tapfinger', 'preemptive', 'okita')
 
-SOURCES_SHA256 = 'b731ccdea1172b8df874b50b229f38381d06180cc5f6099c4f7f0541e09cc569'
+SOURCES_SHA256 = '2b0d92b38f9082621327eaacb9a75bcd4b3419f26f930562d9a279bb73dccf13'
 
 GUARDS = [{'algorithms': ['online', 'online_bc', 'vanilla_marl'],
   'family': 'tapfinger',

@@ -26,14 +26,14 @@ Four solvers share the data (`SingleJob`):
   MILP per completion): exact when k = rho / E is an integer, a lower bound with a feasible plan otherwise.
   It removes `exact`'s symmetry between equal slots; at 50 sites it still proves no job in 60 s (what is
   left is the workers' integrality, docs/families/okita.md).
-* `lagrangian` -- a lower bound that needs no solver: relax "chunks trained at r' <= sum_t k y_{r',t}"
-  with multipliers v_{r'} >= 0 (one per site; any v is valid). The rest splits into the transfers,
-  sum_r D_r min_{r'} (delta q^{r r'} + v_{r'}), and one problem per slot, min over PS sites p of
-  P(p, t) + sum_{r'} cap(p, r') min(0, w(r', t) + pi q^{r' p} - k v_{r'}) (or nothing), and the
-  completion c is enumerated: an O(slots x sites^2) evaluation. Relaxing floor(k y) to k y and
-  integer chunks to real ones only lowers it. `improve_multipliers` finds good v by a projected
-  subgradient ascent (Polyak steps towards a known plan's cost). The value is lowered by a bound on
-  its own float rounding, so the minimum it states is below the exact one.
+* `lagrangian` -- a lower bound that needs no solver: relax "every chunk of origin r is trained exactly
+  once" with multipliers mu_r >= 0 (one per origin site; any mu is valid). The rest splits into one
+  problem per slot: min over PS sites p of P(p, t) + sum_{r'} min over whole workers y <= cap of
+  ((w(r', t) + pi q^{r' p}) y - F_{r'}(y)), F_{r'}(y) the best profit mu_r - delta q^{r r'} of k y chunks
+  (or nothing), and the completion c is enumerated (the function's docstring). Counting k y chunks for
+  floor(k y) only lowers it. `improve_multipliers` finds good mu by a projected subgradient ascent
+  (Polyak steps towards a known plan's cost). The value is lowered by a bound on its own float
+  rounding, so the minimum it states is below the exact one.
 * `plan` -- a complete plan from the Lagrangian's choices (completion, active slots, PS sites), then
   the transfers and workers by a min-cost flow LP with the PS sites fixed, rounded up to whole workers
   per site (cheapest slots first). Feasible, not always optimal.
