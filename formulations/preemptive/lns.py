@@ -418,7 +418,9 @@ def local_search(instance: Any, schedule: Any, deadline: Deadline) -> Any | None
     """The neighbourhood's local search: `cloud_split` for at most `SPLIT_SHARE` of the time, then ruin and
     recreate (`edgeopt.preemptive.offline.recreate`: jobs of one worker type taken out together and placed
     again at their earliest completion) from the better schedule, until it stalls
-    (`edgeopt.core.listsched.PATIENCE_PER_JOB`) or the time is up; None when neither improved anything.
+    (`edgeopt.core.listsched.PATIENCE_PER_JOB` ruins in a row without a gain) or the time is up; a run that
+    gained is followed by another from its result with the next seed, until one gains nothing. None when
+    nothing improved.
 
     `cloud_split` re-schedules the edge with the online list schedulers, which gains most from their own
     schedules (from `srtf_elastic`'s 44,423 to 38,871 within 1 s on `far_cloud`); from `offline_fill`'s
@@ -431,5 +433,12 @@ def local_search(instance: Any, schedule: Any, deadline: Deadline) -> Any | None
     split = cloud_split(instance, schedule, Deadline(max(1e-3, SPLIT_SHARE * deadline.remaining(floor=0.0))))
     base = split if split is not None else schedule
     base = base if isinstance(base, Schedule) else FAMILY.parse_schedule(base)
-    better, _ = recreate(instance, base, deadline, patience=PATIENCE_PER_JOB * len(instance.jobs))
+    better = None
+    seed = 0
+    while not deadline.expired():  # a run that gained stalls on a new local optimum: go on from it, another draw
+        out, _ = recreate(instance, base, deadline, seed=seed, patience=PATIENCE_PER_JOB * len(instance.jobs))
+        if out is None:
+            break
+        better = base = out
+        seed += 1
     return better if better is not None else split
