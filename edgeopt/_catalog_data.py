@@ -5,7 +5,7 @@ tests/test_cli_catalog.py fails when it differs from what the registry reports.
 
 FAMILIES = ('edgecloud', 'hetero', 'tapfinger', 'preemptive', 'okita')
 
-SOURCES_SHA256 = '2b0d92b38f9082621327eaacb9a75bcd4b3419f26f930562d9a279bb73dccf13'
+SOURCES_SHA256 = '1f9339f2e61efce88284132104a2044ebee69582c54684a1427dc5148f586642'
 
 GUARDS = [{'algorithms': ['online', 'online_bc', 'vanilla_marl'],
   'family': 'tapfinger',

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
@@ -146,7 +147,7 @@ class Held:
             colo = cs + int(self.p_colo[j])
         cloud_chunk = cs + p if cs is not None and cs + p <= self.T else None
         while True:
-            fin, wk, idx = self._edge_finishes(j, D, p, r, cs)
+            fin, wk, free_of = self._edge_finishes(j, D, p, cs)
             # the D earliest of the edge finishes and the cloud's (unlimited), at most what storage lets a
             # server hold (a server's chunks are skipped from its first one that does not fit, so each worker
             # keeps a prefix of its chunks)
@@ -175,7 +176,7 @@ class Held:
             return Placement(j, (), D, cs, True, (), colo)
         if edge_end is None:
             return None
-        return self._build(j, [(int(wk[o]), int(idx[o])) for o in take], n_cloud, cs, p, r, int(edge_end))
+        return self._build(j, [wk[o] for o in take], free_of, n_cloud, cs, p, r, int(edge_end))
 
     def _storage_room(self, j: int) -> dict[int, float]:
         """Per edge server, how many chunks of j it may still store from r_j on (inf without a limit)."""
@@ -201,39 +202,34 @@ class Held:
             ok[r:until] = self._ps_open(j, until)
         return ok
 
-    def _edge_finishes(self, j: int, D: int, p: int, r: int, cs: int | None
-                       ) -> tuple[list[int], list[int], list[int]]:
+    def _edge_finishes(self, j: int, D: int, p: int, cs: int | None
+                       ) -> tuple[list[int], list[int], dict[int, np.ndarray]]:
         """Per eligible worker, the finish of its 1st, 2nd, ... chunk of j (at most D each) within the
-        occupancy arrays: (finishes, workers, chunk index on the worker)."""
+        occupancy arrays: (finishes, their workers, each worker's free usable slots from j's release there on,
+        which `_build` cuts the chunks from)."""
         typ = int(self.inst.jobs[j].worker_type)
-        ks = np.flatnonzero(self.w_type == typ)
         usable = self._usable(j, cs)
         fin: list[int] = []
         wk: list[int] = []
-        idx: list[int] = []
-        for k in ks:
+        free_of: dict[int, np.ndarray] = {}
+        for k in np.flatnonzero(self.w_type == typ).tolist():
             lo = int(self.arrival[j] + self.delay[j, self.w_server[k]])
             if lo >= self.T:
                 continue
-            free = np.flatnonzero(~self.occ[k, lo:] & usable[lo:]) + lo
-            n = min(D, free.size // p)
-            for i in range(n):
-                fin.append(int(free[(i + 1) * p - 1]) + 1)
-                wk.append(int(k))
-                idx.append(i)
-        return fin, wk, idx
+            free = free_of[k] = np.flatnonzero(~self.occ[k, lo:] & usable[lo:]) + lo
+            ends = (free[p - 1::p][:D] + 1).tolist()  # the i-th chunk ends after the (i p)-th free slot
+            fin += ends
+            wk += [k] * len(ends)
+        return fin, wk, free_of
 
-    def _build(self, j: int, chosen: list[tuple[int, int]], n_cloud: int, cs: int | None, p: int, r: int,
-               end: int) -> Placement:
-        lo_of = {k: int(self.arrival[j] + self.delay[j, self.w_server[k]]) for k, _ in chosen}
-        usable = self._usable(j, cs)
+    def _build(self, j: int, workers: list[int], free_of: dict[int, np.ndarray], n_cloud: int, cs: int | None,
+               p: int, r: int, end: int) -> Placement:
+        """The placement of j with one edge chunk per entry of ``workers`` (each worker's chunks in its first
+        free usable slots, `_edge_finishes`), ``n_cloud`` chunks on the cloud and a free edge PS in each of its
+        slots before the cloud may hold it."""
         edge = []
-        by_worker: dict[int, int] = {}
-        for k, _ in chosen:
-            by_worker[k] = by_worker.get(k, 0) + 1
-        for k, n in sorted(by_worker.items()):
-            lo = lo_of[k]
-            free = np.flatnonzero(~self.occ[k, lo:] & usable[lo:]) + lo
+        for k, n in sorted(Counter(workers).items()):
+            free = free_of[k]
             for i in range(n):
                 edge.append((k, tuple(int(t) for t in free[i * p:(i + 1) * p])))
         ps = []
