@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 
 from edgeopt.core.limits import BuildTimeLimit
-from edgeopt.core.lpbound import UNIT_ROUNDOFF
+from edgeopt.core.lpbound import UNIT_ROUNDOFF, highs_time_limit
 
 
 @dataclasses.dataclass
@@ -501,7 +501,7 @@ def _generate(rel: Any, B: int, *, deadline: Any, rel_tol: float, max_iterations
             break
         smooth = alpha  # (a master never solved, with a coarser level's columns only, is solved first)
         if deadline is not None:
-            h.setOptionValue("time_limit", float(max(0.05, deadline.remaining(floor=0.0) - 2.5 * price_s)))
+            highs_time_limit(h, max(0.05, deadline.remaining(floor=0.0) - 2.5 * price_s))
         h.run()
         status = h.modelStatusToString(h.getModelStatus())
         if status != "Optimal":

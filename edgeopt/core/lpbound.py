@@ -92,6 +92,17 @@ class LPSolution:
     seconds: float
 
 
+def highs_time_limit(h: Any, seconds: float) -> None:
+    """Let the next ``h.run()`` take at most ``seconds`` more (at least 0.01).
+
+    HiGHS's ``time_limit`` bounds the *cumulative* run time of a ``Highs`` object over all its ``run()``
+    calls (measured: after one run stopped at a 0.5 s limit, every later run with ``time_limit`` 0.5 ended
+    at once with "Time limit reached"). A master LP re-solved after every pricing round would otherwise stop
+    once its solves together used the time left, long before the caller's deadline; so the limit set here is
+    the run time so far plus ``seconds``."""
+    h.setOptionValue("time_limit", float(h.getRunTime()) + float(max(0.01, seconds)))
+
+
 def solve_lp(lp: LinearProgram, *, time_limit: float = 60.0, threads: int = 1) -> LPSolution:
     """Solve ``lp`` with HiGHS (highspy ``passModel``) within ``time_limit`` seconds."""
     import highspy

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from edgeopt.core import ModelError, Status
+from edgeopt.core.lpbound import highs_time_limit
 from formulations.hetero.data import prepare
 from formulations.hetero.milp import build_milp, extract_milp, solve_model
 from formulations.hetero.schedule_io import Placement, to_schedule
@@ -273,7 +274,7 @@ class _Master:
             return 0.0
         self.h.changeColsIntegrality(n, np.arange(n, dtype=np.int32),
                                      np.full(n, self.highspy.HighsVarType.kInteger, dtype=np.uint8))
-        self.h.setOptionValue("time_limit", float(time_limit))
+        highs_time_limit(self.h, time_limit)  # the master's LP solves count towards HiGHS's own limit
         self.h.setOptionValue("mip_rel_gap", 1e-9)
         self.h.run()
         status = self.h.getModelStatus()

@@ -49,6 +49,7 @@ from edgeopt.core.colgen import ColumnGenerationResult, _gamma, lagrangian
 from edgeopt.core.colgen import column_generation as worker_colgen
 from edgeopt.core.limits import BuildTimeLimit, Deadline, ModelSize
 from edgeopt.core.lowerbound import BoundMethod
+from edgeopt.core.lpbound import highs_time_limit
 from formulations.okita import singlejob as sj
 from formulations.okita.bounds import latency_bound
 from formulations.okita.lpbound import WorkerRelaxation
@@ -348,7 +349,7 @@ class ConfigRelaxation:
                 if deadline.remaining(floor=0.0) < 1.0:
                     reason = "time limit"
                     break
-                h.setOptionValue("time_limit", float(max(0.1, deadline.remaining(floor=0.0) - 0.5)))
+                highs_time_limit(h, max(0.1, deadline.remaining(floor=0.0) - 0.5))
                 h.run()
                 status = h.modelStatusToString(h.getModelStatus())
                 if status != "Optimal":

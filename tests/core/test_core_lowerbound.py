@@ -161,3 +161,25 @@ def test_finer_buckets_after_convergence_keep_the_best_certified_level(seed: int
     assert refined.value <= fine.master_lp + 1e-6 * abs(fine.master_lp)
     assert lagrangian(rel, refined.prices).value == pytest.approx(refined.value, rel=1e-12)
     assert _evaluate(rel, refined.prices, refined.bucket) == pytest.approx(refined.value, rel=1e-12)
+
+
+def test_highs_time_limit_counts_from_the_run_time_so_far() -> None:
+    """HiGHS's ``time_limit`` bounds a ``Highs`` object's cumulative run time: the limit set for a re-solve is
+    the run time so far plus the seconds given (a master LP re-solved after every pricing round keeps the
+    caller's time instead of what is left of it after all earlier solves)."""
+    import highspy
+
+    from edgeopt.core.lpbound import highs_time_limit
+
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.addVars(2, np.zeros(2), np.ones(2))
+    h.changeColsCost(2, np.arange(2, dtype=np.int32), np.array([-1.0, -2.0]))
+    h.addRow(-highspy.kHighsInf, 1.0, 2, np.arange(2, dtype=np.int32), np.ones(2))
+    for _ in range(3):
+        highs_time_limit(h, 5.0)
+        assert h.getOptionValue("time_limit")[1] == pytest.approx(h.getRunTime() + 5.0)
+        h.run()
+        assert h.modelStatusToString(h.getModelStatus()) == "Optimal"
+    highs_time_limit(h, -1.0)  # never below a small positive allowance
+    assert h.getOptionValue("time_limit")[1] == pytest.approx(h.getRunTime() + 0.01)
