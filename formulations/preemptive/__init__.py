@@ -32,6 +32,7 @@ from edgeopt.core import ModelSize, Result
 from edgeopt.core.lns import Neighbourhood
 from edgeopt.core.lowerbound import BoundMethod
 from formulations import LazyFunction, lazy_attributes
+from formulations.preemptive.configbound import CONFIG_JCT
 from formulations.preemptive.ilp4 import build_dual6, build_ilp4, build_p6, solve_ilp4, solve_lp4
 from formulations.preemptive.lp4_large import solve_lp4_large
 from formulations.preemptive.lpbound import LP4_JCT
@@ -50,8 +51,10 @@ SIZES: dict[str, Callable[..., ModelSize]] = _SIZES
 #: times the budget unfixed, and its windows cut 8 jobs from 977 M nonzeros to 6.5 M.
 FIXING_HEADROOM: dict[str, float] = {"milp": 10_000.0, "cpsat": 10_000.0}
 BOUNDS: dict[str, Callable[..., Result]] = {"ilp4": solve_ilp4, "lp4": solve_lp4, "lp4_agg": solve_lp4_large}
-#: Certified lower bounds (``edgeopt bound``; the first is ``auto``): ``lpbound.py``.
-LOWER_BOUNDS: dict[str, BoundMethod] = {"lp4_jct": LP4_JCT}
+#: Certified lower bounds (``edgeopt bound``; the first is ``auto``): ``configbound.py`` (single-job plans,
+#: each job paying its last slot) and ``lpbound.py`` (the aggregated LP of ILP (4), whose duals the per-job
+#: windows of the exact models use).
+LOWER_BOUNDS: dict[str, BoundMethod] = {"config_jct": CONFIG_JCT, "lp4_jct": LP4_JCT}
 #: Large-neighbourhood search plug-ins by the exact model of their windows (``solve --lns``): ``lns.py``.
 NEIGHBOURHOODS: dict[str, Callable[[], Neighbourhood]] = {"cpsat": LazyFunction(f"{__name__}.lns", "neighbourhood")}
 
