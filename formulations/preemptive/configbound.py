@@ -234,3 +234,31 @@ CONFIG_JCT = BoundMethod(
     size=size,
     bound_of="total JCT sum_j (c_j - r_j) of MINLP (2) over schedules of every job",
 )
+
+
+def others_floors(data: ModelData, *, deadline: Any = None, prices: np.ndarray | None = None) -> np.ndarray | None:
+    """Per job j, a lower bound on sum_{i != j} (c_i - r_i) over every complete schedule, from the plans'
+    Lagrangian without job j's term: the prices stay valid for the other jobs alone (the capacity rows do not
+    change), so L(pi) - (job j's cheapest priced plan) bounds their total JCT. At ``prices`` (e.g. a checked
+    certificate's), else at those column generation finds within ``deadline``; rounded up (integer JCTs) after
+    the float error of the subtraction is taken off. None when a job has no plan or the deadline passed before
+    any prices were priced."""
+    from edgeopt.core.colgen import column_generation, lagrangian
+    from edgeopt.core.limits import BuildTimeLimit
+    from edgeopt.core.lpbound import UNIT_ROUNDOFF, round_up
+
+    if data.n_jobs == 0:
+        return np.zeros(0)
+    rel = JobPlans(data)
+    if rel.empty_jobs():
+        return None
+    try:
+        if prices is None:
+            prices = column_generation(rel, deadline=deadline).prices
+        pricing = lagrangian(rel, prices)
+    except BuildTimeLimit:
+        return None
+    mins = np.array([v for _, v in pricing.best], dtype=float)
+    raw = pricing.value - mins
+    raw -= 4.0 * UNIT_ROUNDOFF * (abs(pricing.value) + np.abs(mins))
+    return np.array([round_up(float(v), 1.0) for v in raw])

@@ -32,7 +32,13 @@ from formulations.common import solve_cpsat as _solve_cpsat
 from formulations.preemptive.data import ModelData, from_instance
 from formulations.preemptive.plan import ChunkPlan, Plan, assign_ps, to_schedule
 from formulations.preemptive.sizes import cpsat_size_of
-from formulations.preemptive.windows import WINDOW_MIN_JOBS, keep_incumbent, windowed
+from formulations.preemptive.windows import (
+    WINDOW_MIN_JOBS,
+    close_by_certificate,
+    keep_incumbent,
+    proven_outcome,
+    windowed,
+)
 from formulations.strengthen import add_cpsat_floor, certified_floor, consecutive_pairs, floor_in_model_units
 
 
@@ -417,6 +423,14 @@ def solve_cpsat(instance: Any, *, time_limit: float = 60.0, workers: int = 2, up
         data, cut = windowed(instance, full, fix=windows, upper_bound=upper_bound,
                              hint=hint, deadline=deadline)
         windows_s = time.perf_counter() - t0
+        if cut is not None and (proof := cut.proof()) is not None:  # the certified bound meets the incumbent: no model
+            return finish(FAMILY, instance, "cpsat", proven_outcome(cut), cut.incumbent.schedule,
+                          extra={"model": "MINLP (2), CP-SAT modes + slot literals (not built)",
+                                 "upper_bound": upper_bound, "strengthen": strengthen, "objective_floor": floor,
+                                 "fix": fix, "certificate": proof, "proof": proven_outcome(cut).message,
+                                 "windows": {**cut.record(full), "returned_incumbent": True},
+                                 "timings": {"windows_s": round(windows_s, 6)}},
+                          build_s=time.perf_counter() - t0)
         # a size guard deferred to the windowed model (`edgeopt.core.limits.guard_built`; a no-op otherwise)
         guard_built(cpsat_size_of(data) if cut is not None else None)
         h = build_cpsat(data, strengthen=strengthen and hint is None)
@@ -436,8 +450,9 @@ def solve_cpsat(instance: Any, *, time_limit: float = 60.0, workers: int = 2, up
     fixed: dict[str, Any] = {}
     if cut is not None:
         outcome, schedule, returned = keep_incumbent(outcome, schedule, cut)
+        outcome, proof = close_by_certificate(outcome, cut)
         fixed = {"windows": {**cut.record(full), "returned_incumbent": returned},
-                 "timings": {"windows_s": round(windows_s, 6)}}  # of build_s: the incumbent and the LP
+                 "timings": {"windows_s": round(windows_s, 6)}, **proof}  # of build_s: the incumbent and the LP
     return finish(
         FAMILY, instance, "cpsat", outcome, schedule,
         extra={"model": "MINLP (2), CP-SAT modes + slot literals", "upper_bound": upper_bound,

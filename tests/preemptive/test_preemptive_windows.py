@@ -14,13 +14,14 @@ import dataclasses
 import numpy as np
 import pytest
 
-from edgeopt.core import ModelError, Status
+from edgeopt.core import Deadline, ModelError, Status
 from edgeopt.preemptive import FAMILY, generate
 from formulations.common import SolverOutcome
+from formulations.preemptive import configbound
 from formulations.preemptive.data import from_instance
 from formulations.preemptive.milp import solve_milp
 from formulations.preemptive.windows import Windows, job_windows, keep_incumbent, others_floors
-from tests.reliability_helpers import prove
+from tests.reliability_helpers import PROOF_CLOCK, prove
 
 
 def _drop(inst, j):
@@ -35,14 +36,18 @@ def test_each_floor_is_below_the_optimum_of_the_other_jobs(seed):
     inst = generate("small", seed=seed, jobs=5, servers=2)
     data = from_instance(inst)
     floors, status = others_floors(data)
-    assert status == "Optimal" and floors.shape == (5,)
+    lp_only, _ = others_floors(data, plans=False)
+    plans = configbound.others_floors(data, deadline=Deadline(PROOF_CLOCK))
+    assert status == "Optimal" and floors.shape == (5,) and plans.shape == (5,)
+    assert np.array_equal(floors, np.maximum(lp_only, plans))
     earliest = np.array([data.earliest_jct(j) for j in range(5)])
     assert (floors > earliest.sum() - earliest).any(), "the LP floor should be stronger than the earliest JCTs somewhere"
     for j in range(5):
         others = _drop(inst, j)
         rest = prove(solve_milp, others, fix=False)
         assert rest.status == Status.OPTIMAL and not FAMILY.check_result(others, rest)
-        assert floors[j] <= rest.objective + 1e-9, (j, floors[j], rest.objective)
+        for floor in (lp_only[j], plans[j]):
+            assert floor <= rest.objective + 1e-9, (j, floor, rest.objective)
 
 
 @pytest.mark.parametrize("seed", range(8))
@@ -66,8 +71,11 @@ def test_windows_from_the_optimum_itself_keep_it(seed):
 def test_the_incumbent_comes_back_when_the_search_finds_nothing_better(monkeypatch):
     """A search that ends at its limit with no schedule of its own (the solver's answer replaced, so that the case
     does not depend on how far HiGHS gets): the list schedulers' incumbent is the result, valid, status
-    time_limit, with the solver's bound below it; and optimal when that bound reaches it."""
+    time_limit, with the solver's bound below it; and optimal when that bound reaches it. (The windows' certified
+    bound, which would close this search on its own, is left out.)"""
     from formulations.preemptive import milp
+
+    monkeypatch.setattr("formulations.preemptive.windows.certified_plans", lambda *_a, **_k: None)
 
     inst = generate("small", seed=1, jobs=16)
     for bound, status in ((40.0, Status.TIME_LIMIT), (1e9, Status.OPTIMAL)):
@@ -120,3 +128,22 @@ def test_windows_from_the_searched_incumbent_are_tighter_and_hold_every_optimal_
     for js in optimal.jobs:
         j = int(js.job)
         assert completion_of(searched.data, js) <= searched.data.end(j), (j, searched.data.end(j))
+
+
+def test_the_certified_bound_closes_a_search_it_meets_and_otherwise_only_raises_its_bound():
+    """`close_by_certificate`: a time-limited search whose schedule the windows' certified bound reaches is optimal,
+    its proof the certificate; a lower certified bound only lifts the reported bound; none changes nothing."""
+    from types import SimpleNamespace
+
+    from formulations.preemptive.windows import close_by_certificate
+
+    cert = SimpleNamespace(bound=100.0, extra={"certificate": {"method": "config_jct", "bound": 100.0}})
+    data = from_instance(generate("small", seed=0, jobs=2))
+    met = SolverOutcome(Status.TIME_LIMIT, 100.0, 97.0, 1.0, "time limit", True)
+    out, proof = close_by_certificate(met, Windows(data, certified=cert))
+    assert out.status == Status.OPTIMAL and out.bound == 100.0 and proof["certificate"]["method"] == "config_jct"
+    above = SolverOutcome(Status.TIME_LIMIT, 104.0, 97.0, 1.0, "time limit", True)
+    out, proof = close_by_certificate(above, Windows(data, certified=cert))
+    assert out.status == Status.TIME_LIMIT and out.bound == 100.0 and not proof
+    out, proof = close_by_certificate(above, Windows(data))
+    assert out == above and not proof
