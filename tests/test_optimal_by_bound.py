@@ -26,7 +26,9 @@ def test_a_warm_start_at_the_bound_is_proven_optimal_by_its_certificate(family: 
     res = api.solve(inst, method="cpsat", warm_start="best", time_limit=PROOF_CLOCK, max_model_size=1)
     assert res.status == Status.OPTIMAL, res.extra
     assert res.objective == res.bound == res.extra["certificate"]["bound"]
-    assert "proof" in res.extra and res.extra["warm_start"]["kept"]
+    # the warm start is kept; or (preemptive) the exact model's own windows met the same certified bound with their
+    # incumbent, so that model was not built either
+    assert "proof" in res.extra and (res.extra["warm_start"]["kept"] or res.extra["model"].endswith("(not built)"))
     assert not api.validate(inst, res)
     assert certify.certify(inst, res, time_limit=PROOF_CLOCK).verdict == certify.CERTIFIED
     opt = prove(api.solve, inst, method="cpsat")
