@@ -123,3 +123,22 @@ def test_jobs_with_fewer_workers_than_chunks_pay_their_last_slot() -> None:
     assert check_certificate(method, inst, res) == pytest.approx(res.bound)
     assert res.bound > lp.bound
     assert all(res.bound <= _total_jct(inst, s) for _, s in schedules if not s.get("rejected"))
+
+
+def _without_cloud(inst):
+    keep = [i for i, s in enumerate(inst.servers) if not s.is_cloud]
+    jobs = [{**j.model_dump(), "upload_delay_slots": [j.upload_delay_slots[i] for i in keep]} for j in inst.jobs]
+    return type(inst).model_validate({**inst.model_dump(), "servers": [inst.servers[i].model_dump() for i in keep],
+                                      "jobs": jobs})
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_without_a_cloud_the_bound_is_at_most_a_proven_optimum(seed: int) -> None:
+    """Edge plans only (no cloud plan; the buckets of a horizon without a cloud cutoff)."""
+    inst = _without_cloud(api.generate("preemptive", "small", seed=seed, jobs=4))
+    assert inst.cloud is None
+    opt = prove(api.solve, inst, method="milp")
+    assert opt.status == Status.OPTIMAL and not api.validate(inst, opt)
+    res = api.bound(inst, method="config_jct", time_limit=PROOF_CLOCK)
+    assert api.check_bound(inst, res) == pytest.approx(res.bound)
+    assert res.bound <= opt.objective + 1e-9
