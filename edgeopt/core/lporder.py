@@ -38,13 +38,20 @@ LP_ORDERS: tuple[tuple[str, str, float | None], ...] = (
 
 
 def column_spans(rel: Any, primal: Sequence[tuple[int, Any, float]]) -> dict[int, list[tuple[float, float, float]]]:
-    """Per job, its master columns as (start, end, weight): first slot occupied, one past the last."""
+    """Per job, its master columns as (start, end, weight): first slot occupied, one past the last. A relaxation
+    whose columns need not occupy a capacity row (e.g. a job wholly on an unlimited cloud) says where each one
+    lies itself, with ``span(j, key) -> (start, end)``."""
     T = int(rel.horizon)
+    own = getattr(rel, "span", None)
     out: dict[int, list[tuple[float, float, float]]] = {}
     for j, key, w in primal:
-        _, ci, _ = rel.column(j, key)
-        slots = np.asarray(ci, dtype=np.int64) % T
-        out.setdefault(int(j), []).append((float(slots.min()), float(slots.max()) + 1.0, float(w)))
+        if callable(own):
+            start, end = own(j, key)
+        else:
+            _, ci, _ = rel.column(j, key)
+            slots = np.asarray(ci, dtype=np.int64) % T
+            start, end = float(slots.min()), float(slots.max()) + 1.0
+        out.setdefault(int(j), []).append((float(start), float(end), float(w)))
     return out
 
 

@@ -82,6 +82,7 @@ class JobPlans:
         self.last_slot = T
         self.arrival, self.need, self.earliest_end, self.cloud_cost, self.row = [], [], [], [], []
         self.open_buckets, self.open_from, self.caps = [], [], []
+        self.cloud_from: list[int] = []  # first cloud slot of each job (T without a cloud): `span` only
         for j in range(data.n_jobs):
             r, D, P = int(data.arrival[j]), int(data.chunks[j]), int(data.p_edge[j])
             e_edge, e_cloud = _earliest_ends(data, j)
@@ -101,6 +102,7 @@ class JobPlans:
                 ks, caps, opens = ks[keep], caps[keep], opens[ks][keep]
             else:
                 ks, caps, opens = np.zeros(0, np.int64), np.zeros(0), np.zeros(0, np.int64)
+            self.cloud_from.append(int(start) if start is not None else T)
             self.arrival.append(r)
             self.need.append(float(D * P))
             self.earliest_end.append(r + int(e_edge))
@@ -207,6 +209,17 @@ class JobPlans:
         _, end, ks, units = key
         return (float(end - self.arrival[j]), self.row[j] * self.horizon + np.array(ks, dtype=np.int64),
                 np.array(units, dtype=float))
+
+
+    def span(self, j: int, key: Any) -> tuple[float, float]:
+        """(first slot, one past the last) of job j's plan ``key``, for job orders (`edgeopt.core.lporder`): an edge
+        plan from its first used bucket's earliest open slot to its completion, a cloud plan from the cloud's
+        release to the completion its cost gives."""
+        end = self.arrival[j] + self.column(j, key)[0]
+        if key[0] == "cloud":
+            return float(min(self.cloud_from[j], end - 1)), float(end)
+        idx = np.searchsorted(self.open_buckets[j], np.array(key[2], dtype=np.int64))
+        return float(self.open_from[j][idx].min()), float(end)
 
 
 def relaxation(instance: Any) -> JobPlans:

@@ -33,6 +33,7 @@ from edgeopt.core import Deadline, ModelSize, Status
 from edgeopt.core.lns import Neighbourhood, SubSolve, refuse_above
 from formulations.common import complete_hints
 from formulations.common import solve_cpsat as run_cpsat
+from formulations.preemptive.lpfill import lp_guided_fill
 
 #: CP-SAT parameters of a window's solve. Probing and symmetry detection off: on paper-preset windows
 #: (6 jobs, 300 in all, srtf_elastic incumbent) presolve's probing took most of a 10 s limit; without
@@ -411,7 +412,7 @@ def neighbourhood() -> Neighbourhood:
     the gains are spread thinly over the 300 jobs, so covering more of them beats larger windows.
     """
     return Neighbourhood(order=order, reoptimise=reoptimise, window=4, max_window=8, polish=polish,
-                         local=local_search, local_share=LOCAL_SHARE)
+                         rebuild=lp_guided_fill, local=local_search, local_share=LOCAL_SHARE)
 
 
 def local_search(instance: Any, schedule: Any, deadline: Deadline) -> Any | None:

@@ -72,3 +72,20 @@ def test_lp_modes_take_the_heaviest_mode_summed_over_starts_ties_to_the_lower() 
               (2, (1, 0), 0.5), (2, (0, 3), 0.5)]  # a tie
     assert lp_modes(primal) == {0: 1, 2: 0}
     assert lp_modes([]) == {}
+
+
+def test_a_relaxation_that_says_where_its_columns_lie_is_asked_instead_of_its_rows() -> None:
+    """``span(j, key)``: a column that occupies no capacity row (a job wholly on an unlimited cloud) still has a
+    place in the orders."""
+
+    class Spans:
+        horizon, n_jobs = 10, 2
+
+        def column(self, j, key):
+            raise AssertionError("not read when the relaxation has span")
+
+        def span(self, j, key):
+            return key
+
+    spans = column_spans(Spans(), [(0, (3.0, 7.0), 0.5), (0, (1.0, 2.0), 0.5), (1, (0.0, 9.0), 1.0)])
+    assert spans == {0: [(3.0, 7.0, 0.5), (1.0, 2.0, 0.5)], 1: [(0.0, 9.0, 1.0)]}
