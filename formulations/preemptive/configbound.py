@@ -169,9 +169,9 @@ class JobPlans:
             C, units, held = C[ok], units[ok], held[ok]
             last = np.argmax(held >= need, axis=1)  # the bucket that completes the need
             paid = np.cumsum(pr[None, :] * units, axis=1)
-            rows = np.arange(C.size)
-            before = np.where(last > 0, held[rows, np.maximum(last - 1, 0)], 0.0)
-            cost = (C - r) + np.where(last > 0, paid[rows, np.maximum(last - 1, 0)], 0.0) + pr[last] * (need - before)
+            rows, prev = np.arange(C.size), np.maximum(last - 1, 0)
+            before = np.where(last > 0, held[rows, prev], 0.0)
+            cost = (C - r) + np.where(last > 0, paid[rows, prev], 0.0) + pr[last] * (need - before)
             m = int(np.argmin(cost))
             if cost[m] < best_v:
                 take = units[m, :last[m] + 1].copy()
@@ -209,7 +209,6 @@ class JobPlans:
         _, end, ks, units = key
         return (float(end - self.arrival[j]), self.row[j] * self.horizon + np.array(ks, dtype=np.int64),
                 np.array(units, dtype=float))
-
 
     def span(self, j: int, key: Any) -> tuple[float, float]:
         """(first slot, one past the last) of job j's plan ``key``, for job orders (`edgeopt.core.lporder`): an edge

@@ -36,6 +36,7 @@ from formulations.preemptive.windows import (
     WINDOW_MIN_JOBS,
     close_by_certificate,
     keep_incumbent,
+    proof_record,
     proven_outcome,
     windowed,
 )
@@ -423,13 +424,11 @@ def solve_cpsat(instance: Any, *, time_limit: float = 60.0, workers: int = 2, up
         data, cut = windowed(instance, full, fix=windows, upper_bound=upper_bound,
                              hint=hint, deadline=deadline)
         windows_s = time.perf_counter() - t0
-        if cut is not None and (proof := cut.proof()) is not None:  # the certified bound meets the incumbent: no model
+        if cut is not None and cut.proof() is not None:  # the certified bound meets the incumbent: no model
             return finish(FAMILY, instance, "cpsat", proven_outcome(cut), cut.incumbent.schedule,
                           extra={"model": "MINLP (2), CP-SAT modes + slot literals (not built)",
                                  "upper_bound": upper_bound, "strengthen": strengthen, "objective_floor": floor,
-                                 "fix": fix, "certificate": proof, "proof": proven_outcome(cut).message,
-                                 "windows": {**cut.record(full), "returned_incumbent": True},
-                                 "timings": {"windows_s": round(windows_s, 6)}},
+                                 "fix": fix, **proof_record(cut, full, windows_s)},
                           build_s=time.perf_counter() - t0)
         # a size guard deferred to the windowed model (`edgeopt.core.limits.guard_built`; a no-op otherwise)
         guard_built(cpsat_size_of(data) if cut is not None else None)

@@ -42,6 +42,7 @@ from formulations.preemptive.windows import (
     WINDOW_MIN_JOBS,
     close_by_certificate,
     keep_incumbent,
+    proof_record,
     proven_outcome,
     windowed,
 )
@@ -250,13 +251,10 @@ def solve_milp(instance: Any, *, time_limit: float = 60.0, threads: int = 1, rel
         data, cut = windowed(instance, full, fix=windows, upper_bound=upper_bound,
                              hint=hint, deadline=deadline, improve=lns_improver(instance))
         windows_s = time.perf_counter() - t0
-        if cut is not None and (proof := cut.proof()) is not None:  # the certified bound meets the incumbent: no model
+        if cut is not None and cut.proof() is not None:  # the certified bound meets the incumbent: no model
             return finish(FAMILY, instance, "milp", proven_outcome(cut), cut.incumbent.schedule,
                           extra={"model": "MINLP (2), time-indexed MILP (not built)", "upper_bound": upper_bound,
-                                 "strengthen": strengthen, "fix": fix, "certificate": proof,
-                                 "proof": proven_outcome(cut).message,
-                                 "windows": {**cut.record(full), "returned_incumbent": True},
-                                 "timings": {"windows_s": round(windows_s, 6)}},
+                                 "strengthen": strengthen, "fix": fix, **proof_record(cut, full, windows_s)},
                           build_s=time.perf_counter() - t0)
         # a size guard deferred to the windowed model (`edgeopt.core.limits.guard_built`; a no-op otherwise)
         guard_built(milp_size_of(data) if cut is not None else None)

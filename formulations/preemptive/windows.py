@@ -52,6 +52,8 @@ LNS_CAP_S = 12.0
 #: with the LP's floors alone (2026-12-07). The checked ``config_jct`` bound itself is still computed: it proves an
 #: incumbent it meets, and closes or lifts what the search ends with (`close_by_certificate`).
 PLAN_FLOORS = False
+#: Why a result proven by `Windows.proof` ran no search.
+PROOF_MESSAGE = "no search: the certified config_jct bound meets the incumbent"
 
 #: ``(incumbent, seconds, timings) -> incumbent``: improves the windows' incumbent (`milp.lns_improver`); it lives
 #: with the caller because the search's windows are CP-SAT models of ``cpsat.py``, which itself cuts windows here.
@@ -82,8 +84,10 @@ class Windows:
     def proof(self) -> dict[str, Any] | None:
         """The certificate that proves the incumbent optimal without a search (the certified bound reaches its
         objective), or None."""
+        from edgeopt.core.lns import meets
+
         inc, cert = self.incumbent, self.certified
-        if inc is None or cert is None or cert.bound < inc.objective - 1e-9 * max(1.0, abs(inc.objective)):
+        if inc is None or cert is None or not meets(cert.bound, inc.objective):
             return None
         return dict(cert.extra["certificate"])
 
@@ -193,8 +197,15 @@ def proven_outcome(cut: Windows) -> Any:
     from formulations.common import SolverOutcome
 
     obj = float(cut.incumbent.objective)
-    return SolverOutcome(Status.OPTIMAL, obj, obj, 0.0, "no search: the certified config_jct bound meets the incumbent",
-                         True)
+    return SolverOutcome(Status.OPTIMAL, obj, obj, 0.0, PROOF_MESSAGE, True)
+
+
+def proof_record(cut: Windows, before: ModelData, windows_s: float) -> dict[str, Any]:
+    """The ``extra`` entries of a result proven by `Windows.proof` with no model built (``milp`` and ``cpsat``):
+    the certificate, why, what the windows cut (``before``: the data they were cut from) and their time."""
+    return {"certificate": cut.proof(), "proof": PROOF_MESSAGE,
+            "windows": {**cut.record(before), "returned_incumbent": True},
+            "timings": {"windows_s": round(windows_s, 6)}}
 
 
 def close_by_certificate(outcome: Any, cut: Windows) -> tuple[Any, dict[str, Any]]:
@@ -202,12 +213,13 @@ def close_by_certificate(outcome: Any, cut: Windows) -> tuple[Any, dict[str, Any
     higher, and, when it reaches the objective, status ``optimal`` with the certificate as the proof
     (``extra["certificate"]``, which `edgeopt validate` re-checks without a solver). Unchanged otherwise."""
     from edgeopt.core import Status
+    from edgeopt.core.lns import meets
 
     cert = cut.certified
     if cert is None or outcome.objective is None or not outcome.has_solution:
         return outcome, {}
     obj = float(outcome.objective)
-    if outcome.status != Status.OPTIMAL and cert.bound >= obj - 1e-9 * max(1.0, abs(obj)):
+    if outcome.status != Status.OPTIMAL and meets(cert.bound, obj):
         return (dataclasses.replace(outcome, status=Status.OPTIMAL, bound=obj),
                 {"certificate": dict(cert.extra["certificate"]),
                  "proof": f"the certified config_jct bound {cert.bound:g} meets the schedule's objective"})
